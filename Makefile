@@ -1,0 +1,49 @@
+# ENCX24J600 on an emulated versatilepb board.
+#
+#   make demo    build what is missing, boot, ping, iperf3, report (main job)
+#   make test    build what is missing, run the test suite
+#
+# Both install the Debian packages they need first (as root).  Every build
+# step is keyed on its inputs and skipped when nothing changed.
+
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: all demo test deps kernel driver driver-check qemu rootfs images build clean distclean
+
+all: demo
+
+deps:
+	@$(S)/deps.sh
+
+kernel: deps
+	@$(S)/build-kernel.sh
+
+driver: kernel
+	@$(S)/build-driver.sh
+
+driver-check: kernel
+	@$(S)/build-driver.sh check
+
+qemu: deps
+	@$(S)/build-qemu.sh
+
+rootfs: driver kernel
+	@$(S)/build-rootfs.sh
+
+images: kernel rootfs
+	@$(S)/build-images.sh
+
+build: qemu images
+
+demo: build
+	@python3 $(S)/demo.py
+
+test:
+	@$(S)/test.sh
+
+clean:
+	rm -rf build/test-logs build/driver build/images build/rootfs/tree
+
+distclean:
+	rm -rf build

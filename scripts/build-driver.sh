@@ -1,0 +1,43 @@
+#!/bin/bash
+# Build our driver (drivers/net/encx24j600) as an out-of-tree module against
+# the kernel in build/linux.  Sources are copied to build/driver first so the
+# repository stays free of build output.
+#   build-driver.sh          build the module (W=1)
+#   build-driver.sh check    also run sparse (C=2) and fail on any warning
+. "$(dirname "$0")/lib.sh"
+
+KSRC=$BUILD/linux/src
+KOBJ=$BUILD/linux/obj
+DRV=$TOP/drivers/net/encx24j600
+OUT=$BUILD/driver
+[ -f "$KOBJ/Module.symvers" ] || die "kernel not built: run scripts/build-kernel.sh (or make kernel) first"
+
+mkdir -p "$OUT"
+rsync -a --checksum --delete --exclude='*.o' --exclude='*.ko' --exclude='.*' \
+	--filter='protect *.o' --filter='protect *.ko' --filter='protect .*' \
+	--filter='protect *.mod*' --filter='protect modules.order' --filter='protect Module.symvers' \
+	"$DRV/" "$OUT/"
+
+ccache_env
+CC="${LINUX_CROSS}gcc"
+command -v ccache >/dev/null && CC="ccache $CC"
+KMAKE=(make -C "$KSRC" O="$KOBJ" ARCH="$LINUX_ARCH" CROSS_COMPILE="$LINUX_CROSS" M="$OUT")
+
+if [ "${1:-}" = check ]; then
+	need_cmd sparse sparse
+	log=$LOGS/driver-check.log
+	"${KMAKE[@]}" clean >/dev/null
+	if ! "${KMAKE[@]}" CC="${LINUX_CROSS}gcc" W=1 C=2 modules >"$log" 2>&1; then
+		cat "$log"; die "driver build with W=1 C=2 failed (log: $log)"
+	fi
+	if grep -E 'warning:|error:' "$log"; then
+		die "W=1/sparse warnings in the driver (log: $log)"
+	fi
+	say "driver: W=1 and sparse clean"
+	exit 0
+fi
+
+run_step "building driver module" "$LOGS/driver-build.log" "${KMAKE[@]}" CC="$CC" W=1 modules
+if grep -E 'warning:' "$LOGS/driver-build.log"; then
+	die "the driver build has warnings (log: $LOGS/driver-build.log)"
+fi

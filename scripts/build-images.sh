@@ -1,0 +1,17 @@
+#!/bin/bash
+# Pack the kernel as a U-Boot image (as a real board's U-Boot would load it)
+# and merge the overlay into the board's device tree.
+. "$(dirname "$0")/lib.sh"
+
+ZIMAGE=$BUILD/linux/obj/arch/arm/boot/zImage
+IMG=$BUILD/images
+need_cmd mkimage u-boot-tools
+[ -f "$ZIMAGE" ] || die "$ZIMAGE missing: build the kernel first (make kernel)"
+mkdir -p "$IMG"
+if [ ! "$IMG/uImage" -nt "$ZIMAGE" ]; then
+	mkimage -A arm -O linux -T kernel -C none -a "$UIMAGE_LOADADDR" -e "$UIMAGE_LOADADDR" \
+		-n "Linux $(cat "$BUILD/linux/obj/include/config/kernel.release")" \
+		-d "$ZIMAGE" "$IMG/uImage" >"$LOGS/mkimage-kernel.log" ||
+		die "mkimage failed (log: $LOGS/mkimage-kernel.log)"
+fi
+"$TOP/scripts/build-dtb.sh"

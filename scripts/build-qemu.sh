@@ -1,0 +1,81 @@
+#!/bin/bash
+# Build QEMU for the board: Debian's qemu 7.2 source ("apt-get source qemu",
+# Debian's own patches applied), our series from patches/qemu on top,
+# arm-softmmu only, with user networking (libslirp).
+#
+#   build-qemu.sh            build build/qemu/obj/qemu-system-arm
+#   build-qemu.sh --prepare  only fetch and patch the tree (build/qemu/src)
+#   SANITIZE=1 build-qemu.sh build build/qemu/obj-asan with ASan + UBSan
+. "$(dirname "$0")/lib.sh"
+
+QDIR=$BUILD/qemu
+DL=$QDIR/dl
+SRC=$QDIR/src
+PATCHES=$TOP/patches/qemu
+if [ "${SANITIZE:-0}" = 1 ]; then OBJ=$QDIR/obj-asan; else OBJ=$QDIR/obj; fi
+mkdir -p "$DL"
+
+need_cmd dpkg-source dpkg-dev
+need_cmd meson meson
+need_cmd ninja ninja-build
+need_cmd git git
+
+# The pristine tree: fetched once per Debian source version.
+src_version=$(apt-cache showsrc "$QEMU_SOURCE_PKG" 2>/dev/null |
+	sed -n 's/^Version: //p' | sort -V | tail -n1)
+[ -n "$src_version" ] ||
+	die "no source package for $QEMU_SOURCE_PKG: deb-src entries are missing (make deps, as root)"
+if ! stamp_ok "$QDIR/.pristine-stamp" "$src_version"; then
+	rm -rf "$DL" "$QDIR/pristine"
+	mkdir -p "$DL"
+	run_step "fetching Debian source $QEMU_SOURCE_PKG $src_version" "$LOGS/qemu-fetch.log" \
+		sh -c "cd '$DL' && apt-get source --only-source '$QEMU_SOURCE_PKG=$src_version'"
+	mv "$(find "$DL" -mindepth 1 -maxdepth 1 -type d | head -n1)" "$QDIR/pristine"
+	stamp_set "$QDIR/.pristine-stamp" "$src_version"
+fi
+
+# The patched tree: re-made when the series changes.  Files are synced by
+# content so that an unchanged file keeps its timestamp and ninja does not
+# rebuild it.
+series_hash=$(INPUTS_EXTRA=$src_version inputs_hash "$PATCHES")
+if ! stamp_ok "$QDIR/.src-stamp" "$series_hash"; then
+	apply() {
+		set -e
+		rm -rf "$QDIR/fresh"
+		cp -a "$QDIR/pristine" "$QDIR/fresh"
+		cd "$QDIR/fresh"
+		git init -q
+		git add -A >/dev/null
+		git -c user.name=build -c user.email=build@localhost \
+			commit -q -m "Debian $QEMU_SOURCE_PKG $src_version"
+		shopt -s nullglob
+		local p
+		for p in "$PATCHES"/*.patch; do
+			echo "applying ${p##*/}"
+			git -c user.name=build -c user.email=build@localhost am -q --keep-cr "$p"
+		done
+		mkdir -p "$SRC"
+		rsync -a --checksum --delete --exclude=/.git "$QDIR/fresh/" "$SRC/"
+		rm -rf "$QDIR/fresh"
+	}
+	run_step "applying patches/qemu to the QEMU tree" "$LOGS/qemu-patch.log" apply
+	stamp_set "$QDIR/.src-stamp" "$series_hash"
+fi
+[ "${1:-}" = --prepare ] && exit 0
+
+CONFIG_ARGS=(--target-list="$QEMU_TARGET" --without-default-features
+	--enable-slirp --enable-fdt=system --enable-tcg --disable-docs
+	--disable-werror)
+[ "${SANITIZE:-0}" = 1 ] && CONFIG_ARGS+=(--enable-sanitizers --enable-debug)
+cfg_hash=$(INPUTS_EXTRA="${CONFIG_ARGS[*]}" inputs_hash "$TOP/scripts/build-qemu.sh")
+if ! stamp_ok "$OBJ/.config-stamp" "$cfg_hash"; then
+	rm -rf "$OBJ"
+	mkdir -p "$OBJ"
+	run_step "configuring QEMU" "$LOGS/qemu-config$([ "${SANITIZE:-0}" = 1 ] && echo -asan).log" \
+		sh -c "cd '$OBJ' && '$SRC/configure' ${CONFIG_ARGS[*]}"
+	stamp_set "$OBJ/.config-stamp" "$cfg_hash"
+fi
+ccache_env
+run_step "building QEMU (about 6 min on 2 cores the first time)" \
+	"$LOGS/qemu-build$([ "${SANITIZE:-0}" = 1 ] && echo -asan).log" \
+	ninja -C "$OBJ" qemu-system-arm

@@ -1,0 +1,72 @@
+#!/bin/bash
+# Build the guest's initramfs: Debian armel packages (busybox-static,
+# iperf3, ethtool, iproute2 and their dependencies) extracted by mmdebstrap
+# (no chroot, no emulation), plus guest/ (init and test helpers) and the
+# kernel modules under test, packed as a U-Boot ramdisk image.
+. "$(dirname "$0")/lib.sh"
+
+RDIR=$BUILD/rootfs
+BASE=$RDIR/base
+IMG=$BUILD/images
+mkdir -p "$RDIR" "$IMG"
+need_cmd mmdebstrap mmdebstrap
+need_cmd mkimage u-boot-tools
+need_cmd cpio cpio
+
+# The mirrors apt already uses for Debian, as one-line sources for the guest.
+mirrors() {
+	apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT) $(ORIGIN)' \
+		'Created-By: Packages' |
+		awk -v suite="$DEBIAN_SUITE" '$4 == "Debian" && index($2, suite) == 1 {
+			print "deb " $1 " " $2 " " $3 }' | sort -u
+}
+
+# Stage 1: the extracted packages, rebuilt only when the list changes.
+base_hash=$(INPUTS_EXTRA="$DEBIAN_SUITE $GUEST_ARCH $GUEST_PACKAGES" inputs_hash "$TOP/config/versions.sh" "$TOP/scripts/build-rootfs.sh")
+if ! stamp_ok "$RDIR/.base-stamp" "$base_hash"; then
+	mapfile -t srcs < <(mirrors)
+	[ ${#srcs[@]} -gt 0 ] || die "no Debian $DEBIAN_SUITE mirror configured in apt"
+	rm -rf "$BASE"
+	run_step "extracting Debian $GUEST_ARCH packages: $GUEST_PACKAGES" "$LOGS/rootfs-mmdebstrap.log" \
+		mmdebstrap --variant=extract --architectures="$GUEST_ARCH" \
+		--include="${GUEST_PACKAGES// /,}" "$DEBIAN_SUITE" "$BASE" "${srcs[@]}"
+	# Nothing in the guest runs perl (debconf pulls it in), reads docs or
+	# converts charsets; leaving them out halves the initramfs.
+	rm -rf "$BASE"/usr/share/doc "$BASE"/usr/share/man "$BASE"/usr/share/locale \
+		"$BASE"/usr/share/perl* "$BASE"/usr/lib/*/perl* "$BASE"/usr/lib/*/libperl* \
+		"$BASE"/usr/lib/*/gconv "$BASE"/var/cache/apt "$BASE"/var/lib/apt/lists
+	stamp_set "$RDIR/.base-stamp" "$base_hash"
+fi
+
+# Stage 2: the initramfs, rebuilt when the base, guest/ or a module changes.
+KOBJ=$BUILD/linux/obj
+modules=("$BUILD/driver/enc424j600.ko" "$KOBJ/drivers/net/ethernet/microchip/encx24j600.ko")
+for m in "${modules[@]}"; do
+	[ -f "$m" ] || die "$m missing: build the kernel and the driver first"
+done
+kver=$(cat "$KOBJ/include/config/kernel.release")
+hash=$(INPUTS_EXTRA="$base_hash $kver" inputs_hash "$TOP/guest" "${modules[@]}")
+if stamp_ok "$RDIR/.stamp" "$hash" && [ -f "$IMG/initramfs.uimg" ]; then
+	say "initramfs: up to date"
+	exit 0
+fi
+
+assemble() {
+	set -e
+	rm -rf "$RDIR/tree"
+	cp -a "$BASE" "$RDIR/tree"
+	local t=$RDIR/tree
+	install -m 0755 "$TOP/guest/init" "$t/init"
+	install -m 0644 "$TOP/guest/profile" "$t/etc/profile"
+	mkdir -p "$t/usr/local/bin" "$t/lib/modules/$kver"
+	install -m 0755 "$TOP"/guest/bin/* "$t/usr/local/bin/"
+	install -m 0644 "${modules[@]}" "$t/lib/modules/$kver/"
+	(cd "$t" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc --owner=0:0 --quiet) | gzip -6n >"$RDIR/initramfs.cpio.gz"
+	# The kernel unpacks the gzip'ed cpio itself; QEMU's loader takes the
+	# U-Boot ramdisk image as is (it decompresses only kernel images).
+	mkimage -A arm -O linux -T ramdisk -C none -n "encx24j600 test guest" \
+		-d "$RDIR/initramfs.cpio.gz" "$IMG/initramfs.uimg"
+}
+run_step "packing the initramfs" "$LOGS/rootfs-pack.log" assemble
+stamp_set "$RDIR/.stamp" "$hash"

@@ -1,0 +1,83 @@
+# Shared helpers for the build and run scripts.  Source, don't execute.
+# shellcheck shell=bash
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+LOGS=$BUILD/logs
+# shellcheck source=../config/versions.sh
+. "$TOP/config/versions.sh"
+
+mkdir -p "$BUILD" "$LOGS"
+
+say()  { printf '==> %s\n' "$*"; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
+die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# run_step NAME LOGFILE CMD...: run CMD with its output in LOGFILE, print a
+# progress line every 15 s, and on failure say what failed and where the
+# log is, with its last lines.
+run_step() {
+	local name=$1 log=$2
+	shift 2
+	local start=$SECONDS
+	say "$name (log: ${log#"$TOP"/})"
+	"$@" >"$log" 2>&1 &
+	local pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		if (( (SECONDS - start) % 15 == 0 )) && kill -0 "$pid" 2>/dev/null; then
+			printf '    ... %s: %ds, %s\n' "$name" $((SECONDS - start)) \
+				"$(tail -n1 "$log" | cut -c1-70)"
+		fi
+	done
+	if ! wait "$pid"; then
+		printf 'error: %s failed after %ds; last lines of %s:\n' \
+			"$name" $((SECONDS - start)) "$log" >&2
+		tail -n 25 "$log" | sed 's/^/    /' >&2
+		exit 1
+	fi
+	say "$name done in $((SECONDS - start))s"
+}
+
+# inputs_hash FILE|DIR...: a hash of the named inputs' contents (and of any
+# extra strings passed in INPUTS_EXTRA), used to key build stamps.
+inputs_hash() {
+	{
+		printf '%s\n' "${INPUTS_EXTRA:-}"
+		local f
+		for f in "$@"; do
+			if [ -d "$f" ]; then
+				find "$f" -type f ! -name '*.o' ! -name '.*' -print0 |
+					sort -z | xargs -0 sha256sum
+			elif [ -e "$f" ]; then
+				sha256sum "$f"
+			else
+				echo "missing $f"
+			fi
+		done
+	} | sed "s|$TOP/||" | sha256sum | cut -d' ' -f1
+}
+
+# stamp_ok STAMP HASH: true when STAMP records HASH (the output is current).
+stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
+stamp_set() { echo "$2" >"$1"; }
+
+# Installed version of a Debian package, empty if absent.
+pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
+
+# need_cmd CMD PACKAGE: fail with a hint when a tool is missing.
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 ||
+		die "'$1' not found: install the Debian package '$2' (make deps, as root)"
+}
+
+# ccache keeps its default, per-user directory: a fresh clone of the
+# repository then reuses compiler output of earlier builds.
+ccache_env() {
+	if command -v ccache >/dev/null 2>&1; then
+		export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+		export CCACHE_COMPILERCHECK=content
+	fi
+}

@@ -1,0 +1,11 @@
+#!/bin/bash
+# The test command: set up and build what is missing, then run the suite.
+# Always ends with one line "N passed, N failed".
+. "$(dirname "$0")/lib.sh"
+
+if ! make -C "$TOP" --no-print-directory build; then
+	echo "error: the build failed before any test could run (logs in ${LOGS#"$TOP"/})" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+exec python3 "$TOP/tests/run.py" "$@"

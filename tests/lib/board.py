@@ -1,0 +1,240 @@
+"""Boot the emulated versatilepb board with an ENCX24J600 and drive it.
+
+One `Board` is one QEMU process: the serial console is a unix socket the
+harness types into, QMP is a second socket.  Every wait is bounded; a hung
+guest raises `GuestError`, and the console log stays in the test's log
+directory.
+"""
+import os
+import re
+import select
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+from .qmp import QMP
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+IMAGES = os.path.join(BUILD, "images")
+QEMU = os.path.join(BUILD, "qemu", "obj", "qemu-system-arm")
+
+# Module names of the two drivers under comparison.
+OURS = "enc424j600"
+IN_TREE = "encx24j600"
+
+PROMPT_MARK = "@@RC="
+RC_RE = re.compile(r"@@RC=(\d+)@@")
+READY = "encx-guest: ready"
+
+# Kernel log lines that mean the guest is broken, whatever the test says.
+SPLATS = re.compile(r"(BUG:|WARNING:|Oops|Kernel panic|INFO: possible|"
+                    r"lockdep|KASAN|UBSAN|kmemleak|Unable to handle)")
+
+
+class GuestError(Exception):
+    pass
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Board:
+    def __init__(self, logdir, name="board", mac="52:54:00:12:34:56",
+                 nic="user", extra_qemu=(), mem=256):
+        self.logdir = logdir
+        self.name = name
+        self.mac = mac
+        self.nic = nic
+        self.extra_qemu = list(extra_qemu)
+        self.mem = mem
+        self.iperf_port = free_port()
+        self.tmp = tempfile.mkdtemp(prefix="encx-")
+        self.con_path = os.path.join(self.tmp, "console.sock")
+        self.qmp_path = os.path.join(self.tmp, "qmp.sock")
+        self.console_log = os.path.join(logdir, f"{name}.console.log")
+        self.qemu_log = os.path.join(logdir, f"{name}.qemu.log")
+        self.proc = None
+        self.con = None
+        self.qmp = None
+        self.text = ""      # everything the console printed
+        self.pos = 0        # how far expect() has consumed self.text
+        self._log = None
+
+    # --- life cycle -----------------------------------------------------
+    def qemu_cmd(self):
+        for f in (QEMU, os.path.join(IMAGES, "uImage"),
+                  os.path.join(IMAGES, "initramfs.uimg"),
+                  os.path.join(IMAGES, "versatile-pb-encx24j600.dtb")):
+            if not os.path.exists(f):
+                raise GuestError(f"{f} missing: run 'make build' first")
+        if self.nic == "user":
+            nic = (f"user,model=encx24j600,mac={self.mac},"
+                   f"hostfwd=tcp:127.0.0.1:{self.iperf_port}-:5201")
+        else:
+            nic = self.nic
+        return [QEMU, "-M", "versatilepb", "-m", str(self.mem),
+                "-kernel", os.path.join(IMAGES, "uImage"),
+                "-initrd", os.path.join(IMAGES, "initramfs.uimg"),
+                "-dtb", os.path.join(IMAGES, "versatile-pb-encx24j600.dtb"),
+                "-append", "console=ttyAMA0 rdinit=/init panic=-1",
+                "-display", "none", "-monitor", "none", "-no-reboot",
+                "-chardev", f"socket,id=con,path={self.con_path},server=on,wait=on",
+                "-serial", "chardev:con",
+                "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
+                "-nic", nic] + self.extra_qemu
+
+    def start(self, boot_timeout=60):
+        os.makedirs(self.logdir, exist_ok=True)
+        self._log = open(self.console_log, "w")
+        qlog = open(self.qemu_log, "w")
+        cmd = self.qemu_cmd()
+        qlog.write(" ".join(cmd) + "\n")
+        qlog.flush()
+        self.proc = subprocess.Popen(cmd, stdout=qlog, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+        end = time.monotonic() + 15
+        while not os.path.exists(self.con_path):
+            if self.proc.poll() is not None or time.monotonic() > end:
+                raise GuestError(f"QEMU did not start (see {self.qemu_log})")
+            time.sleep(0.05)
+        self.con = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.con.connect(self.con_path)
+        self.con.setblocking(False)
+        self.qmp = QMP(self.qmp_path)
+        self.qmp.connect()
+        self.expect(READY, timeout=boot_timeout, what="guest boot")
+        # A quiet, predictable shell: no echo so command output is clean.
+        self.send("stty -echo; PS1=''; PS2=''\n")
+        self.run("true")
+        return self
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            try:
+                self.qmp.cmd("quit")
+            except Exception:
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for c in (self.con, self.qmp):
+            try:
+                c and c.close()
+            except Exception:
+                pass
+        if self._log:
+            self._pump(0)
+            self._log.close()
+            self._log = None
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    # --- console --------------------------------------------------------
+    def _pump(self, timeout):
+        """Read what the console has, waiting up to timeout seconds."""
+        if not self.con:
+            return False
+        r, _, _ = select.select([self.con], [], [], timeout)
+        if not r:
+            return False
+        try:
+            data = self.con.recv(65536)
+        except BlockingIOError:
+            return False
+        if not data:
+            raise GuestError("console closed: QEMU exited "
+                             f"(see {self.console_log}, {self.qemu_log})")
+        s = data.decode("utf-8", "replace").replace("\r", "")
+        self.text += s
+        if self._log:
+            self._log.write(s)
+            self._log.flush()
+        return True
+
+    def send(self, s):
+        data = s.encode()
+        while data:
+            try:
+                n = self.con.send(data)
+                data = data[n:]
+            except BlockingIOError:
+                select.select([], [self.con], [], 1)
+
+    def expect(self, pattern, timeout=30, what=None):
+        """Wait for a regex (or plain string) after the last match."""
+        rx = re.compile(pattern if isinstance(pattern, re.Pattern)
+                        else re.escape(pattern))
+        end = time.monotonic() + timeout
+        while True:
+            m = rx.search(self.text, self.pos)
+            if m:
+                self.pos = m.end()
+                return m
+            left = end - time.monotonic()
+            if left <= 0:
+                raise GuestError(f"timed out after {timeout}s waiting for "
+                                 f"{what or pattern!r} (console: {self.console_log})")
+            if self.proc.poll() is not None:
+                self._pump(0)
+                raise GuestError(f"QEMU exited ({self.proc.returncode}) while waiting for "
+                                 f"{what or pattern!r} (console: {self.console_log})")
+            self._pump(min(left, 0.5))
+
+    def run(self, cmd, timeout=30, check=True):
+        """Run a shell command in the guest; return (rc, output)."""
+        start = len(self.text)
+        self.pos = max(self.pos, start)
+        self.send(f"{cmd}; echo {PROMPT_MARK}$?@@\n")
+        m = self.expect(RC_RE, timeout=timeout, what=f"guest command {cmd!r}")
+        out = self.text[start:m.start()]
+        rc = int(m.group(1))
+        if check and rc != 0:
+            raise GuestError(f"guest command {cmd!r} failed ({rc}):\n{out.strip()}")
+        return rc, out
+
+    def out(self, cmd, timeout=30):
+        return self.run(cmd, timeout=timeout)[1].strip()
+
+    def splats(self):
+        return [l for l in self.text.splitlines() if SPLATS.search(l)]
+
+    # --- host side ------------------------------------------------------
+    def stats(self):
+        """The model's SPI transaction counters (ground truth)."""
+        return self.qmp.cmd("qom-get", path="/machine/encx24j600",
+                            property="spi-stats")
+
+    def reset_stats(self):
+        self.qmp.cmd("qom-set", path="/machine/encx24j600",
+                     property="reset-stats", value=True)
+
+    def set_link(self, up):
+        self.qmp.cmd("set_link", name=self.nic_name(), up=up)
+
+    def nic_name(self):
+        for dev in self.qmp.cmd("query-rx-filter"):
+            return dev["name"]
+        raise GuestError("no NIC found over QMP")
+
+    # --- guest helpers --------------------------------------------------
+    def load_driver(self, module=OURS, params=""):
+        self.run(f"insmod /lib/modules/$(uname -r)/{module}.ko {params}")
+        self.run("i=0; while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 50 ]; do "
+                 "usleep 100000; i=$((i+1)); done; [ -e /sys/class/net/eth0 ]",
+                 timeout=15)
+
+    def net_up(self, timeout=10):
+        return self.out(f"net-up eth0 {timeout}", timeout=timeout + 10)

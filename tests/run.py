@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Run the project's tests and end with one line: `N passed, N failed`.
+
+Tests are functions named test_* in tests/test_*.py.  Each gets a
+directory for its logs; a test fails by raising.  Every test runs under a
+time bound, so a hung guest is a failure, not a hang.
+
+  run.py                 all tests
+  run.py -k ping         tests whose name contains "ping"
+  run.py --list          names only
+"""
+import argparse
+import importlib.util
+import os
+import signal
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from lib.board import BUILD  # noqa: E402
+
+DEFAULT_TIMEOUT = 300
+
+
+class TestTimeout(Exception):
+    pass
+
+
+def discover():
+    tests = []
+    for fn in sorted(os.listdir(HERE)):
+        if not (fn.startswith("test_") and fn.endswith(".py")):
+            continue
+        spec = importlib.util.spec_from_file_location(fn[:-3], os.path.join(HERE, fn))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        for name in sorted(vars(mod)):
+            obj = getattr(mod, name)
+            if name.startswith("test_") and callable(obj):
+                tests.append((f"{fn[:-3]}.{name}", obj))
+    return tests
+
+
+def on_alarm(signum, frame):
+    raise TestTimeout("test exceeded its time bound")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-k", default="", help="run tests whose name contains this")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+
+    tests = [(n, f) for n, f in discover() if args.k in n]
+    if args.list:
+        print("\n".join(n for n, _ in tests))
+        return 0
+    logroot = os.path.join(BUILD, "test-logs")
+    os.makedirs(logroot, exist_ok=True)
+    signal.signal(signal.SIGALRM, on_alarm)
+    passed = failed = 0
+    for i, (name, fn) in enumerate(tests, 1):
+        logdir = os.path.join(logroot, name)
+        os.makedirs(logdir, exist_ok=True)
+        bound = getattr(fn, "timeout", DEFAULT_TIMEOUT)
+        print(f"[{i}/{len(tests)}] {name} ...", flush=True)
+        start = time.monotonic()
+        signal.alarm(bound)
+        try:
+            note = fn(logdir)
+            signal.alarm(0)
+            passed += 1
+            extra = f": {note}" if isinstance(note, str) and note else ""
+            print(f"  PASS {name} ({time.monotonic() - start:.1f}s){extra}", flush=True)
+        except BaseException as e:  # noqa: B036 - a test must never end the run
+            signal.alarm(0)
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            failed += 1
+            with open(os.path.join(logdir, "failure.txt"), "w") as f:
+                traceback.print_exc(file=f)
+            msg = str(e).strip().splitlines() or [type(e).__name__]
+            print(f"  FAIL {name} ({time.monotonic() - start:.1f}s): {msg[0]}", flush=True)
+            for line in msg[1:8]:
+                print(f"       {line}")
+            print(f"       logs: {os.path.relpath(logdir)}", flush=True)
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
