@@ -19,7 +19,7 @@ QEMU_MACHINE=versatilepb
 
 # Guest userland: Debian armel packages extracted into the initramfs.
 GUEST_ARCH=armel
-GUEST_PACKAGES="busybox-static iperf3 ethtool iproute2"
+GUEST_PACKAGES="busybox-static dash iperf3 ethtool iproute2"
 
 # U-Boot image load/entry address for the zImage (start of RAM + 32 KiB).
 UIMAGE_LOADADDR=0x00008000

@@ -39,13 +39,17 @@ if ! stamp_ok "$RDIR/.base-stamp" "$base_hash"; then
 fi
 
 # Stage 2: the initramfs, rebuilt when the base, guest/ or a module changes.
+# The kernel's modules (the in-tree encx24j600 peer among them) and ours go
+# to /lib/modules/<release> with a modules.dep, so the guest's modprobe
+# resolves dependencies (encx24j600 needs encx24j600-regmap).
+KSRC=$BUILD/linux/src
 KOBJ=$BUILD/linux/obj
-modules=("$BUILD/driver/enc424j600.ko" "$KOBJ/drivers/net/ethernet/microchip/encx24j600.ko")
-for m in "${modules[@]}"; do
-	[ -f "$m" ] || die "$m missing: build the kernel and the driver first"
-done
+OURS=$BUILD/driver/enc424j600.ko
+[ -f "$OURS" ] || die "$OURS missing: build the driver first (make driver)"
+[ -f "$KOBJ/modules.order" ] || die "kernel modules missing: build the kernel first (make kernel)"
 kver=$(cat "$KOBJ/include/config/kernel.release")
-hash=$(INPUTS_EXTRA="$base_hash $kver" inputs_hash "$TOP/guest" "${modules[@]}")
+hash=$(INPUTS_EXTRA="$base_hash $kver" inputs_hash "$TOP/guest" "$OURS" \
+	"$KOBJ/modules.order" "$KOBJ/arch/arm/boot/zImage")
 if stamp_ok "$RDIR/.stamp" "$hash" && [ -f "$IMG/initramfs.uimg" ]; then
 	say "initramfs: up to date"
 	exit 0
@@ -57,10 +61,22 @@ assemble() {
 	cp -a "$BASE" "$RDIR/tree"
 	local t=$RDIR/tree
 	install -m 0755 "$TOP/guest/init" "$t/init"
+	# dash's maintainer script would make /bin/sh; nothing runs those here.
+	# dash, unlike busybox's ash, runs what PATH names (the Debian tools).
+	ln -sf dash "$t/bin/sh"
 	install -m 0644 "$TOP/guest/profile" "$t/etc/profile"
-	mkdir -p "$t/usr/local/bin" "$t/lib/modules/$kver"
+	mkdir -p "$t/usr/local/bin"
 	install -m 0755 "$TOP"/guest/bin/* "$t/usr/local/bin/"
-	install -m 0644 "${modules[@]}" "$t/lib/modules/$kver/"
+	rm -rf "$RDIR/modules"
+	make -s -C "$KSRC" O="$KOBJ" ARCH="$LINUX_ARCH" CROSS_COMPILE="$LINUX_CROSS" \
+		INSTALL_MOD_PATH="$RDIR/modules" INSTALL_MOD_STRIP=1 DEPMOD=true modules_install
+	local mdir=$RDIR/modules/lib/modules/$kver
+	install -D -m 0644 "$OURS" "$mdir/extra/${OURS##*/}"
+	"${LINUX_CROSS}strip" --strip-debug "$mdir/extra/${OURS##*/}"
+	rm -f "$mdir/build" "$mdir/source"
+	depmod -b "$RDIR/modules" "$kver"
+	mkdir -p "$t/lib/modules"
+	cp -a "$mdir" "$t/lib/modules/"
 	(cd "$t" && find . -print0 | LC_ALL=C sort -z |
 		cpio --null -o -H newc --owner=0:0 --quiet) | gzip -6n >"$RDIR/initramfs.cpio.gz"
 	# The kernel unpacks the gzip'ed cpio itself; QEMU's loader takes the

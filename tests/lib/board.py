@@ -19,7 +19,7 @@ from .qmp import QMP
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 IMAGES = os.path.join(BUILD, "images")
-QEMU = os.path.join(BUILD, "qemu", "obj", "qemu-system-arm")
+QEMU = os.environ.get("QEMU", os.path.join(BUILD, "qemu", "obj", "qemu-system-arm"))
 
 # Module names of the two drivers under comparison.
 OURS = "enc424j600"
@@ -115,6 +115,11 @@ class Board:
         return self
 
     def stop(self):
+        try:
+            while self._pump(0.1):
+                pass
+        except (OSError, ValueError, GuestError):
+            pass
         if self.proc and self.proc.poll() is None:
             try:
                 self.qmp.cmd("quit")
@@ -131,7 +136,6 @@ class Board:
             except Exception:
                 pass
         if self._log:
-            self._pump(0)
             self._log.close()
             self._log = None
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -231,7 +235,7 @@ class Board:
 
     # --- guest helpers --------------------------------------------------
     def load_driver(self, module=OURS, params=""):
-        self.run(f"insmod /lib/modules/$(uname -r)/{module}.ko {params}")
+        self.run(f"modprobe {module} {params}")
         self.run("i=0; while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 50 ]; do "
                  "usleep 100000; i=$((i+1)); done; [ -e /sys/class/net/eth0 ]",
                  timeout=15)
