@@ -37,7 +37,14 @@ if [ "${1:-}" = check ]; then
 	exit 0
 fi
 
+hash=$(INPUTS_EXTRA="$(cat "$BUILD/linux/.stamp")" inputs_hash "$DRV" "$TOP/scripts/build-driver.sh")
+if stamp_ok "$OUT/.stamp" "$hash" && [ -f "$OUT/enc424j600.ko" ]; then
+	say "driver: up to date"
+	exit 0
+fi
+rm -f "$OUT/.stamp"
 run_step "building driver module" "$LOGS/driver-build.log" "${KMAKE[@]}" CC="$CC" W=1 modules
 if grep -E 'warning:' "$LOGS/driver-build.log"; then
 	die "the driver build has warnings (log: $LOGS/driver-build.log)"
 fi
+stamp_set "$OUT/.stamp" "$hash"

@@ -8,10 +8,18 @@ IMG=$BUILD/images
 need_cmd mkimage u-boot-tools
 [ -f "$ZIMAGE" ] || die "$ZIMAGE missing: build the kernel first (make kernel)"
 mkdir -p "$IMG"
-if [ ! "$IMG/uImage" -nt "$ZIMAGE" ]; then
+if [ "$IMG/uImage" -nt "$ZIMAGE" ]; then
+	say "kernel image: up to date"
+else
 	mkimage -A arm -O linux -T kernel -C none -a "$UIMAGE_LOADADDR" -e "$UIMAGE_LOADADDR" \
 		-n "Linux $(cat "$BUILD/linux/obj/include/config/kernel.release")" \
 		-d "$ZIMAGE" "$IMG/uImage" >"$LOGS/mkimage-kernel.log" ||
 		die "mkimage failed (log: $LOGS/mkimage-kernel.log)"
 fi
-"$TOP/scripts/build-dtb.sh"
+hash=$(inputs_hash "$TOP/dts" "$BUILD/linux/obj/arch/arm/boot/dts/$LINUX_DTB" "$TOP/scripts/build-dtb.sh")
+if stamp_ok "$IMG/.dtb-stamp" "$hash" && [ -f "$IMG/versatile-pb-encx24j600.dtb" ]; then
+	say "device tree: up to date"
+else
+	"$TOP/scripts/build-dtb.sh"
+	stamp_set "$IMG/.dtb-stamp" "$hash"
+fi

@@ -75,7 +75,14 @@ if ! stamp_ok "$OBJ/.config-stamp" "$cfg_hash"; then
 		sh -c "cd '$OBJ' && '$SRC/configure' ${CONFIG_ARGS[*]}"
 	stamp_set "$OBJ/.config-stamp" "$cfg_hash"
 fi
+bin_hash=$(INPUTS_EXTRA="$series_hash $cfg_hash" inputs_hash /dev/null)
+if stamp_ok "$OBJ/.stamp" "$bin_hash" && [ -x "$OBJ/qemu-system-arm" ]; then
+	say "QEMU: up to date"
+	exit 0
+fi
+rm -f "$OBJ/.stamp"
 ccache_env
 run_step "building QEMU (about 6 min on 2 cores the first time)" \
 	"$LOGS/qemu-build$([ "${SANITIZE:-0}" = 1 ] && echo -asan).log" \
 	ninja -C "$OBJ" qemu-system-arm
+stamp_set "$OBJ/.stamp" "$bin_hash"

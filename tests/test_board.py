@@ -79,9 +79,19 @@ def iperf_check(res, direction):
     rcvd = res["end"]["sum_received"]["bytes"]
     mbps = res["end"]["sum_received"]["bits_per_second"] / 1e6
     assert sent > 0 and rcvd > 0, f"{direction}: no data moved (sent {sent}, received {rcvd})"
-    # TCP delivers everything it accepted: both ends count the same bytes.
-    assert sent == rcvd, f"{direction}: sender counted {sent} bytes, receiver {rcvd}"
+    # User networking proxies TCP: the host end's writes complete into
+    # slirp's buffers, so the sender may count bytes still queued when the
+    # test ends.  The receiver can never count more than was sent.
+    assert rcvd <= sent, f"{direction}: receiver counted {rcvd} bytes, sender only {sent}"
     return mbps, rcvd
+
+
+def nic_bytes_agree(nic_delta, payload, direction):
+    """The NIC's byte counter covers the payload plus TCP/IP/Ethernet headers
+    (54 bytes on at most 1448 of payload per frame) and the control
+    connection: at least the payload, at most about 4% more plus slack."""
+    assert payload <= nic_delta <= payload * 1.06 + 200_000, \
+        f"{direction}: NIC counted {nic_delta} bytes for {payload} bytes of iperf3 payload"
 
 
 def test_iperf3_tcp_both_directions(logdir):
@@ -93,15 +103,13 @@ def test_iperf3_tcp_both_directions(logdir):
         h2g, h2g_bytes = iperf_check(res, "host-to-guest")
         rx_after = int(b.out("cat /sys/class/net/eth0/statistics/rx_bytes"))
         # The NIC must have received at least the payload iperf3 counted.
-        assert rx_after - rx_before >= h2g_bytes, \
-            f"eth0 rx_bytes grew {rx_after - rx_before}, iperf3 received {h2g_bytes}"
+        nic_bytes_agree(rx_after - rx_before, h2g_bytes, "host-to-guest")
         b.run("pidof iperf3 >/dev/null || iperf3 -s -D")
         tx_before = int(b.out("cat /sys/class/net/eth0/statistics/tx_bytes"))
         res = host_iperf(b.iperf_port, reverse=True)
         g2h, g2h_bytes = iperf_check(res, "guest-to-host")
         tx_after = int(b.out("cat /sys/class/net/eth0/statistics/tx_bytes"))
-        assert tx_after - tx_before >= g2h_bytes, \
-            f"eth0 tx_bytes grew {tx_after - tx_before}, iperf3 sent {g2h_bytes}"
+        nic_bytes_agree(tx_after - tx_before, g2h_bytes, "guest-to-host")
         check_no_splats(b)
         return f"host-to-guest {h2g:.2f} Mbit/s, guest-to-host {g2h:.2f} Mbit/s"
 

@@ -28,6 +28,7 @@ IN_TREE = "encx24j600"
 PROMPT_MARK = "@@RC="
 RC_RE = re.compile(r"@@RC=(\d+)@@")
 READY = "encx-guest: ready"
+NETDEV = "net0"
 
 # Kernel log lines that mean the guest is broken, whatever the test says.
 SPLATS = re.compile(r"(BUG:|WARNING:|Oops|Kernel panic|INFO: possible|"
@@ -73,11 +74,12 @@ class Board:
                   os.path.join(IMAGES, "versatile-pb-encx24j600.dtb")):
             if not os.path.exists(f):
                 raise GuestError(f"{f} missing: run 'make build' first")
+        # The backend has a fixed id, so set_link can name it.
         if self.nic == "user":
-            nic = (f"user,model=encx24j600,mac={self.mac},"
-                   f"hostfwd=tcp:127.0.0.1:{self.iperf_port}-:5201")
+            netdev = f"user,id={NETDEV},hostfwd=tcp:127.0.0.1:{self.iperf_port}-:5201"
         else:
-            nic = self.nic
+            netdev = f"{self.nic},id={NETDEV}"
+        nic = f"nic,model=encx24j600,netdev={NETDEV},macaddr={self.mac}"
         return [QEMU, "-M", "versatilepb", "-m", str(self.mem),
                 "-kernel", os.path.join(IMAGES, "uImage"),
                 "-initrd", os.path.join(IMAGES, "initramfs.uimg"),
@@ -87,9 +89,16 @@ class Board:
                 "-chardev", f"socket,id=con,path={self.con_path},server=on,wait=on",
                 "-serial", "chardev:con",
                 "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
-                "-nic", nic] + self.extra_qemu
+                "-netdev", netdev, "-net", nic] + self.extra_qemu
 
     def start(self, boot_timeout=60):
+        try:
+            return self._start(boot_timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, boot_timeout):
         os.makedirs(self.logdir, exist_ok=True)
         self._log = open(self.console_log, "w")
         qlog = open(self.qemu_log, "w")
@@ -141,7 +150,7 @@ class Board:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self):
-        return self.start()
+        return self if self.proc else self.start()
 
     def __exit__(self, *exc):
         self.stop()
@@ -226,12 +235,8 @@ class Board:
                      property="reset-stats", value=True)
 
     def set_link(self, up):
-        self.qmp.cmd("set_link", name=self.nic_name(), up=up)
-
-    def nic_name(self):
-        for dev in self.qmp.cmd("query-rx-filter"):
-            return dev["name"]
-        raise GuestError("no NIC found over QMP")
+        """Link up/down as QEMU's monitor does it: on the NIC's backend."""
+        self.qmp.cmd("set_link", name=NETDEV, up=up)
 
     # --- guest helpers --------------------------------------------------
     def load_driver(self, module=OURS, params=""):

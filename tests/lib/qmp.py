@@ -47,8 +47,8 @@ class QMP:
         line, self.buf = self.buf.split(b"\n", 1)
         return json.loads(line)
 
-    def cmd(self, name, **args):
-        msg = {"execute": name}
+    def cmd(self, command, /, **args):
+        msg = {"execute": command}
         if args:
             msg["arguments"] = args
         self.sock.sendall(json.dumps(msg).encode() + b"\n")
@@ -58,7 +58,7 @@ class QMP:
                 self.events.append(resp)
                 continue
             if "error" in resp:
-                raise QMPError(f"{name}: {resp['error'].get('desc', resp)}")
+                raise QMPError(f"{command}: {resp['error'].get('desc', resp)}")
             return resp.get("return")
 
     def close(self):
