@@ -97,14 +97,14 @@ def nic_bytes_agree(nic_delta, payload, direction):
 def test_iperf3_tcp_both_directions(logdir):
     with boot_with_driver(logdir) as b:
         b.net_up()
-        b.run("iperf3 -s -D -1 >/dev/null 2>&1 || iperf3 -s -D")
+        b.run("iperf-server")
         rx_before = int(b.out("cat /sys/class/net/eth0/statistics/rx_bytes"))
         res = host_iperf(b.iperf_port, reverse=False)
         h2g, h2g_bytes = iperf_check(res, "host-to-guest")
         rx_after = int(b.out("cat /sys/class/net/eth0/statistics/rx_bytes"))
         # The NIC must have received at least the payload iperf3 counted.
         nic_bytes_agree(rx_after - rx_before, h2g_bytes, "host-to-guest")
-        b.run("pidof iperf3 >/dev/null || iperf3 -s -D")
+        b.run("iperf-server")
         tx_before = int(b.out("cat /sys/class/net/eth0/statistics/tx_bytes"))
         res = host_iperf(b.iperf_port, reverse=True)
         g2h, g2h_bytes = iperf_check(res, "guest-to-host")
