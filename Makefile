@@ -9,7 +9,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo test deps kernel driver driver-check qemu rootfs images build clean distclean
+.PHONY: all demo test bench deps kernel driver driver-check qemu rootfs images build clean distclean
 
 all: demo
 
@@ -47,3 +47,6 @@ clean:
 
 distclean:
 	rm -rf build
+
+bench: build
+	@python3 $(S)/bench.py

@@ -17,7 +17,7 @@ PACKAGES=(
 	dpkg-dev ninja-build meson pkg-config libglib2.0-dev libpixman-1-dev
 	libslirp-dev libfdt-dev zlib1g-dev git
 	# tests and benchmark on the host
-	python3 iperf3
+	python3 iperf3 gnuplot-nox
 )
 
 missing=()

@@ -79,5 +79,8 @@ ccache_env() {
 	if command -v ccache >/dev/null 2>&1; then
 		export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 		export CCACHE_COMPILERCHECK=content
+		# Paths below the checkout are hashed relative to it, so another
+		# clone of the repository hits the same cache entries.
+		export CCACHE_BASEDIR=$TOP
 	fi
 }

@@ -76,7 +76,11 @@ class Board:
                 raise GuestError(f"{f} missing: run 'make build' first")
         # The backend has a fixed id, so set_link can name it.
         if self.nic == "user":
-            netdev = f"user,id={NETDEV},hostfwd=tcp:127.0.0.1:{self.iperf_port}-:5201"
+            # iperf3 needs TCP (control, TCP tests) and UDP (UDP tests)
+            # forwarded from the same host port to the guest's server.
+            netdev = (f"user,id={NETDEV},"
+                      f"hostfwd=tcp:127.0.0.1:{self.iperf_port}-:5201,"
+                      f"hostfwd=udp:127.0.0.1:{self.iperf_port}-:5201")
         else:
             netdev = f"{self.nic},id={NETDEV}"
         nic = f"nic,model=encx24j600,netdev={NETDEV},macaddr={self.mac}"

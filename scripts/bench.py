@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""Benchmark: bus transactions and throughput of three drivers on one model.
+
+Boots the board once per driver -- ours, ours with the update_bits offload
+left out, and the in-tree encx24j600 -- runs the same workloads on each and
+reads the chip model's SPI counters (the ground truth) around every
+workload, cross-checked with our driver's own counters (ethtool -S).
+
+  bench.py            full run (about 10 minutes)
+  bench.py --short    one short workload per driver (the test suite's)
+
+Writes build/bench/{results.json,results.md,transactions.png}.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(TOP, "tests"))
+
+from lib.board import BUILD, IN_TREE, OURS, Board, GuestError  # noqa: E402
+
+OUT = os.path.join(BUILD, "bench")
+
+DRIVERS = {
+    "ours": (OURS, ""),
+    "ours-no-offload": (OURS, "offload=0"),
+    "in-tree": (IN_TREE, ""),
+}
+
+# Opcode classes as the model names them, in chart order.
+CLASSES = ["sram-read", "sram-write", "rcru", "wcru", "bfsu", "bfcu",
+           "pointer-read", "pointer-write", "command", "rcr", "wcr", "bfs",
+           "bfc", "bank-select", "rbsel", "unknown"]
+
+# Silicon projection: the chip clocks SPI at up to 14 MHz.  Each transaction
+# also costs CS setup/hold and the host's turnaround between messages; we
+# assume 5 us per transaction (a fast SPI controller with a short interrupt
+# path; Linux on a small ARM is usually slower).
+SPI_HZ = 14_000_000
+PER_TRANSACTION_S = 5e-6
+MTU_FRAME = 1514
+
+
+def iperf3(port, *args, seconds, timeout_extra=40):
+    cmd = ["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", str(seconds),
+           "-J", "--connect-timeout", "5000", *args]
+    p = subprocess.run(cmd, capture_output=True, text=True,
+                       timeout=seconds + timeout_extra)
+    try:
+        res = json.loads(p.stdout)
+    except json.JSONDecodeError as e:
+        raise GuestError(f"iperf3 {' '.join(args)}: no JSON ({p.stderr.strip()[-300:]})") from e
+    if "error" in res:
+        raise GuestError(f"iperf3 {' '.join(args)}: {res['error']}")
+    return res
+
+
+def driver_counters(b):
+    """Our driver's ethtool -S counters, or {} for a driver without them."""
+    rc, out = b.run("ethtool -S eth0", check=False)
+    stats = {}
+    if rc == 0:
+        for line in out.splitlines():
+            k, sep, v = line.strip().partition(":")
+            if sep and v.strip().isdigit():
+                stats[k.strip()] = int(v)
+    return stats
+
+
+def snapshot(b):
+    """Model and driver counters at one quiet instant: re-read until no bus
+    transaction happened while the driver's counters were read (frames
+    still queued in QEMU's user network can arrive after a workload)."""
+    for _ in range(20):
+        m1 = b.stats()
+        d = driver_counters(b)
+        m2 = b.stats()
+        if m1["transactions"] == m2["transactions"]:
+            return m1, d
+        time.sleep(0.2)
+    raise GuestError("the bus never went quiet long enough to read the counters")
+
+
+def model_delta(a, b):
+    out = {k: b[k] - a[k] for k in b if isinstance(b[k], int)}
+    out["classes"] = {c: {k: v[k] - a["classes"].get(c, {}).get(k, 0) for k in v}
+                      for c, v in b["classes"].items()}
+    return out
+
+
+def measure(b, fn):
+    """Run fn() between two quiet readings of model and driver counters."""
+    b.reset_stats()
+    m0, d0 = snapshot(b)
+    t0 = time.monotonic()
+    extra = fn() or {}
+    elapsed = time.monotonic() - t0
+    time.sleep(0.5)
+    m1, d1 = snapshot(b)
+    delta = {k: d1[k] - d0.get(k, 0) for k in d1}
+    return {"model": model_delta(m0, m1), "driver": delta, "seconds": round(elapsed, 2), **extra}
+
+
+def ping(b, count, interval):
+    out = b.out(f"ping -q -c {count} -i {interval} -W 2 10.0.2.2",
+                timeout=count * interval + 30)
+    res = {}
+    for line in out.splitlines():
+        if "packet loss" in line:
+            parts = line.split(",")
+            tx = int(parts[0].split()[0])
+            rx = int(parts[1].split()[0])
+            res["ping_loss_pct"] = round(100.0 * (tx - rx) / tx, 1)
+        if "min/avg/max" in line:
+            mn, avg, mx = line.split("=")[1].split()[0].split("/")
+            res.update(ping_rtt_min_ms=float(mn), ping_rtt_avg_ms=float(avg),
+                       ping_rtt_max_ms=float(mx))
+    if "ping_loss_pct" not in res:
+        raise GuestError(f"no ping summary:\n{out}")
+    return res
+
+
+def tcp(b, reverse, seconds):
+    b.run("iperf-server")
+    res = iperf3(b.iperf_port, *(["-R"] if reverse else []), seconds=seconds)
+    return {"mbps": round(res["end"]["sum_received"]["bits_per_second"] / 1e6, 3),
+            "bytes": res["end"]["sum_received"]["bytes"]}
+
+
+def udp(b, reverse, seconds):
+    """UDP at an offered rate well above what the link sustains; the rate
+    reported is what the receiver got."""
+    b.run("iperf-server")
+    args = ["-u", "-b", "200M", "-l", "1472"] + (["-R"] if reverse else [])
+    res = iperf3(b.iperf_port, *args, seconds=seconds)
+    s = res["end"]["sum"]
+    got = s["packets"] - s["lost_packets"]
+    return {"mbps": round(got * 1472 * 8 / s["seconds"] / 1e6, 3),
+            "offered_mbps": round(s["bits_per_second"] / 1e6, 3),
+            "lost_pct": round(s.get("lost_percent", 0.0), 1)}
+
+
+def link_cycle(b):
+    b.set_link(False)
+    down = b.out("wait-carrier eth0 0 5", timeout=15)
+    b.set_link(True)
+    up = b.out("wait-carrier eth0 1 10", timeout=20)
+    return {"down": down, "up": up}
+
+
+def rx_mode(b):
+    b.run("ip link set eth0 promisc on; ip link set eth0 promisc off")
+    b.run("ip maddr add 01:00:5e:01:02:03 dev eth0; ip maddr del 01:00:5e:01:02:03 dev eth0")
+    b.run("ip link set eth0 allmulticast on; ip link set eth0 allmulticast off")
+    time.sleep(0.5)     # rx_mode work runs after the ioctl returns
+
+
+def run_driver(name, short):
+    module, params = DRIVERS[name]
+    print(f"==> {name}: booting, modprobe {module} {params}".rstrip(), flush=True)
+    logdir = os.path.join(OUT, "logs")
+    w = {}
+    with Board(logdir, name=name) as b:
+        b.load_driver(module, params)
+        b.net_up()
+        b.run("iperf-server")
+        if short:
+            w["ping"] = measure(b, lambda: ping(b, 10, 0.1))
+            w["udp_rx"] = measure(b, lambda: udp(b, False, 2))
+            w["tcp_rx"] = measure(b, lambda: tcp(b, False, 2))
+        else:
+            w["ping"] = measure(b, lambda: ping(b, 100, 0.1))
+            w["tcp_rx"] = measure(b, lambda: tcp(b, False, 10))
+            w["tcp_tx"] = measure(b, lambda: tcp(b, True, 10))
+            w["udp_rx"] = measure(b, lambda: udp(b, False, 5))
+            w["udp_tx"] = measure(b, lambda: udp(b, True, 5))
+            w["link_cycle"] = measure(b, lambda: link_cycle(b))
+            w["rx_mode"] = measure(b, lambda: rx_mode(b))
+        splats = b.splats()
+        for k, v in w.items():
+            print(f"    {k:<11} {v['model']['transactions']:>8} transactions "
+                  f"{v['model']['bytes']:>10} bytes  {v['seconds']:>6}s", flush=True)
+    return w, splats
+
+
+def per_frame(work, frames_key):
+    m = work["model"]
+    frames = m[frames_key]
+    if frames == 0:
+        return None
+    return {
+        "frames": frames,
+        "transactions_per_frame": m["transactions"] / frames,
+        "spi_bytes_per_frame": m["bytes"] / frames,
+        "by_class": {c: v["transactions"] / frames for c, v in m["classes"].items()
+                     if v["transactions"]},
+    }
+
+
+def summarize(name, w):
+    s = {"workloads": {k: {kk: vv for kk, vv in v.items() if kk != "model"}
+                       | {"model_transactions": v["model"]["transactions"],
+                          "model_bytes": v["model"]["bytes"],
+                          "model_classes": v["model"]["classes"],
+                          "rx_frames": v["model"]["rx-frames"],
+                          "tx_frames": v["model"]["tx-frames"]}
+                       for k, v in w.items()}}
+    rx = per_frame(w["udp_rx"], "rx-frames")
+    tx = per_frame(w["udp_tx"], "tx-frames") if "udp_tx" in w else None
+    s["rx_frames"] = rx["frames"] if rx else 0
+    s["tx_frames"] = tx["frames"] if tx else 0
+    s["rx_transactions_per_frame"] = rx and round(rx["transactions_per_frame"], 3)
+    s["tx_transactions_per_frame"] = tx and round(tx["transactions_per_frame"], 3)
+    s["rx_spi_bytes_per_frame"] = rx and round(rx["spi_bytes_per_frame"], 1)
+    s["tx_spi_bytes_per_frame"] = tx and round(tx["spi_bytes_per_frame"], 1)
+    s["rx_by_class"] = rx and rx["by_class"]
+    s["tx_by_class"] = tx and tx["by_class"]
+
+    # update_bits: our driver counts its requests; the model counts the
+    # bit-set/clear commands that carried them (in-tree: banked BFS/BFC).
+    total_classes = {}
+    drv_total = {}
+    for v in w.values():
+        for c, cv in v["model"]["classes"].items():
+            t = total_classes.setdefault(c, {"transactions": 0, "commands": 0})
+            t["transactions"] += cv["transactions"]
+            t["commands"] += cv["commands"]
+        for k, dv in v["driver"].items():
+            drv_total[k] = drv_total.get(k, 0) + dv
+    bf = sum(total_classes.get(c, {}).get("commands", 0) for c in ("bfs", "bfc", "bfsu", "bfcu"))
+    s["update_bits_ops"] = drv_total.get("update_bits_calls", drv_total.get("update_bits_offloaded"))
+    s["update_bits_transactions"] = bf
+    s["spi_sync_calls"] = drv_total.get("spi_syncs")
+    s["driver_spi_transactions"] = drv_total.get("spi_transactions")
+    s["model_transactions"] = sum(v["model"]["transactions"] for v in w.values())
+    s["iperf_rx_mbps"] = w["tcp_rx"]["mbps"]
+    s["iperf_tx_mbps"] = w["tcp_tx"]["mbps"] if "tcp_tx" in w else None
+    s["udp_rx_mbps"] = w["udp_rx"]["mbps"]
+    s["udp_tx_mbps"] = w["udp_tx"]["mbps"] if "udp_tx" in w else None
+    for k in ("ping_rtt_min_ms", "ping_rtt_avg_ms", "ping_rtt_max_ms", "ping_loss_pct"):
+        s[k] = w["ping"].get(k)
+    # Cross-check: the driver's own count of CS assertions must match the
+    # model's, workload by workload (drivers without counters: None).
+    checks = []
+    for k, v in w.items():
+        d = v["driver"].get("spi_transactions")
+        if d is not None:
+            checks.append({"workload": k, "driver": d, "model": v["model"]["transactions"]})
+    s["counter_check"] = checks
+    s["counters_agree"] = all(c["driver"] == c["model"] for c in checks) if checks else None
+    s["projection_14mhz"] = {
+        d: project(s[f"{d}_transactions_per_frame"], s[f"{d}_spi_bytes_per_frame"])
+        for d in ("rx", "tx") if s.get(f"{d}_transactions_per_frame")}
+    return s
+
+
+def project(tpf, bpf):
+    t = bpf * 8 / SPI_HZ + tpf * PER_TRANSACTION_S
+    return {"frames_per_s": round(1 / t), "mbps": round(MTU_FRAME * 8 / t / 1e6, 2),
+            "seconds_per_frame": t}
+
+
+def ratio(a, b):
+    return round(a / b, 2) if a and b else None
+
+
+def report(res, short):
+    d = res["drivers"]
+    names = list(d)
+    lines = ["# ENCX24J600 drivers on the QEMU model" + (" (short run)" if short else ""), ""]
+    rows = [("RX frames (UDP run)", "rx_frames"), ("TX frames (UDP run)", "tx_frames"),
+            ("RX transactions/frame", "rx_transactions_per_frame"),
+            ("TX transactions/frame", "tx_transactions_per_frame"),
+            ("RX SPI bytes/frame", "rx_spi_bytes_per_frame"),
+            ("TX SPI bytes/frame", "tx_spi_bytes_per_frame"),
+            ("update_bits ops (driver)", "update_bits_ops"),
+            ("BFS/BFC commands (model)", "update_bits_transactions"),
+            ("spi_sync calls (driver)", "spi_sync_calls"),
+            ("transactions, all workloads (model)", "model_transactions"),
+            ("driver counters agree with model", "counters_agree"),
+            ("iperf3 TCP host-to-guest Mbit/s", "iperf_rx_mbps"),
+            ("iperf3 TCP guest-to-host Mbit/s", "iperf_tx_mbps"),
+            ("iperf3 UDP host-to-guest Mbit/s", "udp_rx_mbps"),
+            ("iperf3 UDP guest-to-host Mbit/s", "udp_tx_mbps"),
+            ("ping RTT min/avg/max ms", None), ("ping loss %", "ping_loss_pct")]
+    lines.append("| | " + " | ".join(names) + " |")
+    lines.append("|---|" + "---|" * len(names))
+    for label, key in rows:
+        if key is None:
+            vals = [f"{d[n]['ping_rtt_min_ms']}/{d[n]['ping_rtt_avg_ms']}/{d[n]['ping_rtt_max_ms']}"
+                    for n in names]
+        else:
+            vals = ["n/a" if d[n].get(key) is None else
+                    (f"{d[n][key]:.2f}" if isinstance(d[n][key], float) else str(d[n][key]))
+                    for n in names]
+        lines.append(f"| {label} | " + " | ".join(vals) + " |")
+    lines += ["", "## Per-frame transactions by opcode class (UDP runs)", ""]
+    for dirn in ("rx", "tx"):
+        used = sorted({c for n in names for c in (d[n].get(f"{dirn}_by_class") or {})},
+                      key=CLASSES.index)
+        if not used:
+            continue
+        lines.append(f"| {dirn.upper()} | " + " | ".join(used) + " |")
+        lines.append("|---|" + "---|" * len(used))
+        for n in names:
+            bc = d[n].get(f"{dirn}_by_class") or {}
+            lines.append(f"| {n} | " + " | ".join(f"{bc.get(c, 0):.2f}" for c in used) + " |")
+        lines.append("")
+    o, f, t = d.get("ours", {}), d.get("ours-no-offload", {}), d.get("in-tree", {})
+    saved = (f.get("model_transactions") or 0) - (o.get("model_transactions") or 0)
+    base = f.get("model_transactions") or 0
+    lines += ["## Offload and peer", "",
+              f"- transactions saved by the update_bits offload (same workloads, offload off - on): "
+              f"{saved} ({100.0 * saved / base if base else 0:.1f}%)"]
+    g = res["goals"]
+    for k, v in g.items():
+        lines.append(f"- {k}: {v['value']} (goal {v['goal']}) {'met' if v['met'] else 'MISSED'}")
+    lines += ["", "## Projection for silicon at 14 MHz SPI", "",
+              f"Assumes {PER_TRANSACTION_S * 1e6:.0f} us of CS and host overhead per "
+              f"transaction on top of the bytes clocked; MTU frames of {MTU_FRAME} bytes.", "",
+              "| | RX frames/s | RX Mbit/s | TX frames/s | TX Mbit/s |", "|---|---|---|---|---|"]
+    for n in names:
+        p = d[n]["projection_14mhz"]
+        cell = lambda k, f: str(p[k][f]) if k in p else "n/a"  # noqa: E731
+        lines.append(f"| {n} | {cell('rx', 'frames_per_s')} | {cell('rx', 'mbps')} | "
+                     f"{cell('tx', 'frames_per_s')} | {cell('tx', 'mbps')} |")
+    return "\n".join(lines) + "\n"
+
+
+def goals(d):
+    o, t = d["ours"], d["in-tree"]
+    out = {}
+
+    def add(name, value, goal, met):
+        out[name] = {"value": value, "goal": goal, "met": bool(met)}
+    for dirn in ("rx", "tx"):
+        k = f"{dirn}_transactions_per_frame"
+        r = ratio(t.get(k), o.get(k))
+        if r is not None:
+            add(f"{dirn.upper()} transactions/frame, in-tree / ours", r, ">= 3", r >= 3)
+    for k, label in (("iperf_rx_mbps", "TCP host-to-guest"), ("iperf_tx_mbps", "TCP guest-to-host")):
+        r = ratio(o.get(k), t.get(k))
+        if r is not None:
+            add(f"{label} throughput, ours / in-tree", r, ">= 2", r >= 2)
+    r = ratio(o.get("ping_rtt_avg_ms"), t.get("ping_rtt_avg_ms"))
+    if r is not None:
+        add("ping RTT avg, ours / in-tree", r, "<= 1", r <= 1)
+    return out
+
+
+def chart(res):
+    """Transactions per frame by opcode class, three drivers, RX and TX."""
+    names = list(res["drivers"])
+    dat = os.path.join(OUT, "transactions.dat")
+    used = [c for c in CLASSES if any(
+        (res["drivers"][n].get(f"{dirn}_by_class") or {}).get(c)
+        for n in names for dirn in ("rx", "tx"))]
+    with open(dat, "w") as f:
+        f.write("driver " + " ".join(used) + "\n")
+        for n in names:
+            for dirn in ("rx", "tx"):
+                bc = res["drivers"][n].get(f"{dirn}_by_class") or {}
+                f.write(f"{n}/{dirn.upper()} " + " ".join(f"{bc.get(c, 0):.3f}" for c in used) + "\n")
+    png = os.path.join(OUT, "transactions.png")
+    plot = ", ".join(f"'{dat}' using {i + 2}{':xtic(1)' if i == 0 else ''} title '{c}'"
+                     for i, c in enumerate(used))
+    script = f"""set terminal pngcairo size 1000,560
+set output '{png}'
+set title 'SPI bus transactions per frame by opcode class (UDP at saturation)'
+set style data histograms
+set style histogram rowstacked
+set style fill solid 0.9 border -1
+set boxwidth 0.7
+set key outside right
+set ylabel 'transactions per frame'
+set xtics rotate by -30
+plot {plot}
+"""
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, check=True,
+                       capture_output=True, timeout=60)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"warning: no chart ({e}); install the Debian package gnuplot-nox", file=sys.stderr)
+        return None
+    return png
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--short", action="store_true", help="one short workload per driver")
+    ap.add_argument("--drivers", default=",".join(DRIVERS))
+    args = ap.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    res = {"drivers": {}, "splats": {}, "short": args.short,
+           "assumptions": {"spi_hz": SPI_HZ, "per_transaction_s": PER_TRANSACTION_S,
+                           "mtu_frame_bytes": MTU_FRAME}}
+    for name in args.drivers.split(","):
+        w, splats = run_driver(name, args.short)
+        res["drivers"][name] = summarize(name, w)
+        res["splats"][name] = splats
+    res["goals"] = goals(res["drivers"]) if {"ours", "in-tree"} <= set(res["drivers"]) else {}
+    with open(os.path.join(OUT, "results.json"), "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+    md = report(res, args.short)
+    with open(os.path.join(OUT, "results.md"), "w") as f:
+        f.write(md)
+    png = chart(res)
+    print()
+    print(md)
+    print(f"written: {os.path.relpath(OUT)}/results.json, results.md"
+          + (f", {os.path.basename(png)}" if png else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except GuestError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(1)
