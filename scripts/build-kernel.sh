@@ -7,6 +7,7 @@
 SRC=$BUILD/linux/src
 OBJ=$BUILD/linux/obj
 FRAGMENT=$TOP/config/linux.fragment
+PATCHES=$TOP/patches/linux
 mkdir -p "$BUILD/linux"
 
 need_cmd ${LINUX_CROSS}gcc gcc-arm-linux-gnueabi
@@ -16,18 +17,34 @@ need_cmd dtc device-tree-compiler
 
 src_version=$(pkg_version "$LINUX_SOURCE_PKG")
 INPUTS_EXTRA="$src_version $(${LINUX_CROSS}gcc --version | head -n1)" \
-	hash=$(inputs_hash "$FRAGMENT" "$TOP/scripts/build-kernel.sh" "$TOP/config/versions.sh")
+	hash=$(inputs_hash "$FRAGMENT" "$PATCHES" "$TOP/scripts/build-kernel.sh" "$TOP/config/versions.sh")
 if stamp_ok "$BUILD/linux/.stamp" "$hash" && [ -f "$OBJ/arch/arm/boot/zImage" ]; then
 	say "kernel: up to date"
 	exit 0
 fi
 
-if ! stamp_ok "$BUILD/linux/.src-stamp" "$src_version"; then
-	rm -rf "$SRC" "$OBJ"
-	mkdir -p "$SRC"
-	run_step "unpacking $LINUX_SOURCE_PKG $src_version" "$LOGS/linux-unpack.log" \
-		tar -xf "$LINUX_SOURCE_TARBALL" -C "$SRC" --strip-components=1
-	stamp_set "$BUILD/linux/.src-stamp" "$src_version"
+# The source tree: Debian's tarball plus our series in patches/linux.  A
+# changed series re-extracts into a fresh tree that is synced by content,
+# so unchanged files keep their timestamps and do not rebuild.
+src_hash=$(INPUTS_EXTRA=$src_version inputs_hash "$PATCHES")
+if ! stamp_ok "$BUILD/linux/.src-stamp" "$src_hash"; then
+	prepare() {
+		set -e
+		rm -rf "$BUILD/linux/fresh"
+		mkdir -p "$BUILD/linux/fresh" "$SRC"
+		tar -xf "$LINUX_SOURCE_TARBALL" -C "$BUILD/linux/fresh" --strip-components=1
+		local p
+		for p in "$PATCHES"/*.patch; do
+			[ -e "$p" ] || continue
+			echo "applying ${p##*/}"
+			patch -d "$BUILD/linux/fresh" -p1 --forward --batch <"$p"
+		done
+		rsync -a --checksum --delete "$BUILD/linux/fresh/" "$SRC/"
+		rm -rf "$BUILD/linux/fresh"
+	}
+	run_step "unpacking $LINUX_SOURCE_PKG $src_version and applying patches/linux" \
+		"$LOGS/linux-unpack.log" prepare
+	stamp_set "$BUILD/linux/.src-stamp" "$src_hash"
 fi
 
 ccache_env

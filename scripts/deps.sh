@@ -8,7 +8,7 @@ PACKAGES=(
 	# cross toolchain and kernel build
 	gcc-arm-linux-gnueabi binutils-arm-linux-gnueabi libc6-dev-armel-cross
 	gcc libc6-dev cpp "$LINUX_SOURCE_PKG" make bc bison flex libssl-dev libelf-dev cpio kmod
-	rsync xz-utils ccache sparse
+	rsync xz-utils patch ccache sparse
 	# images and device tree
 	u-boot-tools device-tree-compiler
 	# guest root filesystem
