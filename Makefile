@@ -9,7 +9,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo test bench deps kernel driver driver-check qemu rootfs images build clean distclean
+.PHONY: all demo test bench deps kernel driver driver-check kunit qemu rootfs images build clean distclean
 
 all: demo
 
@@ -25,10 +25,13 @@ driver: kernel
 driver-check: kernel
 	@$(S)/build-driver.sh check
 
+kunit: kernel
+	@$(S)/build-kunit.sh
+
 qemu: deps
 	@$(S)/build-qemu.sh
 
-rootfs: driver kernel
+rootfs: driver kunit kernel
 	@$(S)/build-rootfs.sh
 
 images: kernel rootfs
@@ -43,7 +46,7 @@ test:
 	@$(S)/test.sh
 
 clean:
-	rm -rf build/test-logs build/driver build/images build/rootfs/tree
+	rm -rf build/test-logs build/driver build/kunit build/images build/rootfs/tree
 
 distclean:
 	rm -rf build

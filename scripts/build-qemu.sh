@@ -76,7 +76,7 @@ if ! stamp_ok "$OBJ/.config-stamp" "$cfg_hash"; then
 	stamp_set "$OBJ/.config-stamp" "$cfg_hash"
 fi
 bin_hash=$(INPUTS_EXTRA="$series_hash $cfg_hash" inputs_hash /dev/null)
-if stamp_ok "$OBJ/.stamp" "$bin_hash" && [ -x "$OBJ/qemu-system-arm" ]; then
+if stamp_ok "$OBJ/.stamp" "$bin_hash" && [ -x "$OBJ/qemu-system-arm" ] && [ -x "$OBJ/tests/qtest/encx24j600-test" ]; then
 	say "QEMU: up to date"
 	exit 0
 fi
@@ -84,5 +84,5 @@ rm -f "$OBJ/.stamp"
 ccache_env
 run_step "building QEMU (about 6 min on 2 cores the first time)" \
 	"$LOGS/qemu-build$([ "${SANITIZE:-0}" = 1 ] && echo -asan).log" \
-	ninja -C "$OBJ" qemu-system-arm
+	ninja -C "$OBJ" qemu-system-arm tests/qtest/encx24j600-test
 stamp_set "$OBJ/.stamp" "$bin_hash"

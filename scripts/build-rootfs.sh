@@ -47,9 +47,12 @@ KOBJ=$BUILD/linux/obj
 OURS=$BUILD/driver/enc424j600.ko
 [ -f "$OURS" ] || die "$OURS missing: build the driver first (make driver)"
 [ -f "$KOBJ/modules.order" ] || die "kernel modules missing: build the kernel first (make kernel)"
+# The KUnit test modules (tests/kunit), loaded by tests/test_kunit.py
+mapfile -t KUNIT_KOS < <(compgen -G "$BUILD/kunit/*/*.ko" | sort)
+[ ${#KUNIT_KOS[@]} -gt 0 ] || die "KUnit test modules missing: build them first (make kunit)"
 kver=$(cat "$KOBJ/include/config/kernel.release")
 hash=$(INPUTS_EXTRA="$base_hash $kver" inputs_hash "$TOP/guest" "$OURS" \
-	"$KOBJ/modules.order" "$KOBJ/arch/arm/boot/zImage")
+	"${KUNIT_KOS[@]}" "$KOBJ/modules.order" "$KOBJ/arch/arm/boot/zImage")
 if stamp_ok "$RDIR/.stamp" "$hash" && [ -f "$IMG/initramfs.uimg" ]; then
 	say "initramfs: up to date"
 	exit 0
@@ -73,6 +76,11 @@ assemble() {
 	local mdir=$RDIR/modules/lib/modules/$kver
 	install -D -m 0644 "$OURS" "$mdir/extra/${OURS##*/}"
 	"${LINUX_CROSS}strip" --strip-debug "$mdir/extra/${OURS##*/}"
+	local ko
+	for ko in "${KUNIT_KOS[@]}"; do
+		install -D -m 0644 "$ko" "$mdir/extra/${ko##*/}"
+		"${LINUX_CROSS}strip" --strip-debug "$mdir/extra/${ko##*/}"
+	done
 	rm -f "$mdir/build" "$mdir/source"
 	depmod -b "$RDIR/modules" "$kver"
 	mkdir -p "$t/lib/modules"

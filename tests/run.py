@@ -2,7 +2,9 @@
 """Run the project's tests and end with one line: `N passed, N failed`.
 
 Tests are functions named test_* in tests/test_*.py.  Each gets a
-directory for its logs; a test fails by raising.  Every test runs under a
+directory for its logs; a test fails by raising.  A test may instead
+return a list of (name, passed, detail) sub-results (the KUnit cases run in
+the guest): each then counts as one test, passed or failed.  Every test runs under a
 time bound, so a hung guest is a failure, not a hang.
 
   run.py                 all tests
@@ -48,6 +50,33 @@ def on_alarm(signum, frame):
     raise TestTimeout("test exceeded its time bound")
 
 
+def report_subresults(name, subs, logdir, elapsed):
+    """A test that returns a list of (name, passed, detail) sub-results
+    counts each of them as one test.  Returns (passed, failed)."""
+    if not subs:
+        subs = [("(no sub-results)", False, "the test returned an empty list")]
+    passed = failed = 0
+    failures = []
+    print(f"  {name} ({elapsed:.1f}s): {len(subs)} results", flush=True)
+    for sub, ok, detail in subs:
+        full = f"{name}.{sub}"
+        lines = str(detail or "").strip().splitlines()
+        if ok:
+            passed += 1
+            print(f"  PASS {full}", flush=True)
+        else:
+            failed += 1
+            failures.append(f"{full}:\n{detail}\n")
+            print(f"  FAIL {full}" + (f": {lines[0]}" if lines else ""), flush=True)
+            for line in lines[1:8]:
+                print(f"       {line}")
+    if failures:
+        with open(os.path.join(logdir, "failure.txt"), "w") as f:
+            f.write("\n".join(failures))
+        print(f"       logs: {os.path.relpath(logdir)}", flush=True)
+    return passed, failed
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="", help="run tests whose name contains this")
@@ -72,6 +101,11 @@ def main():
         try:
             note = fn(logdir)
             signal.alarm(0)
+            if isinstance(note, list):
+                p, f = report_subresults(name, note, logdir, time.monotonic() - start)
+                passed += p
+                failed += f
+                continue
             passed += 1
             extra = f": {note}" if isinstance(note, str) and note else ""
             print(f"  PASS {name} ({time.monotonic() - start:.1f}s){extra}", flush=True)

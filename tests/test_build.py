@@ -6,6 +6,7 @@ import subprocess
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 STEPS = ["host packages: all present", "kernel: up to date", "driver: up to date",
+         "kunit modules: up to date",
          "QEMU: up to date", "initramfs: up to date", "kernel image: up to date",
          "device tree: up to date"]
 

@@ -1,0 +1,70 @@
+#!/bin/bash
+# Build the KUnit test modules (tests/kunit/*/) out of tree against the
+# kernel in build/linux, like the driver: sources are copied to build/kunit
+# first, W=1, and any warning fails the build.  The driver's headers are
+# copied next to the driver's tests (include/), so they test the driver's
+# own inline logic.
+. "$(dirname "$0")/lib.sh"
+
+KSRC=$BUILD/linux/src
+KOBJ=$BUILD/linux/obj
+SRCDIR=$TOP/tests/kunit
+DRV=$TOP/drivers/net/encx24j600
+OUT=$BUILD/kunit
+[ -f "$KOBJ/Module.symvers" ] || die "kernel not built: run scripts/build-kernel.sh (or make kernel) first"
+
+mods=()
+for d in "$SRCDIR"/*/; do
+	d=${d%/}
+	[ -f "$d/Kbuild" ] && mods+=("${d##*/}")
+done
+[ ${#mods[@]} -gt 0 ] || die "no test modules in ${SRCDIR#"$TOP"/}"
+
+hash=$(INPUTS_EXTRA="$(cat "$BUILD/linux/.stamp")" inputs_hash "$SRCDIR" \
+	"$DRV"/*.h "$TOP/scripts/build-kunit.sh")
+built() {
+	local m
+	for m in "${mods[@]}"; do
+		compgen -G "$OUT/$m/*.ko" >/dev/null || return 1
+	done
+}
+if stamp_ok "$OUT/.stamp" "$hash" && built; then
+	say "kunit modules: up to date"
+	exit 0
+fi
+rm -f "$OUT/.stamp"
+
+ccache_env
+CC="${LINUX_CROSS}gcc"
+command -v ccache >/dev/null && CC="ccache $CC"
+
+build_all() {
+	set -e
+	local m
+	mkdir -p "$OUT"
+	# modules that no longer exist in the sources
+	for m in "$OUT"/*/; do
+		m=${m%/}
+		[ -d "$SRCDIR/${m##*/}" ] || rm -rf "$m"
+	done
+	for m in "${mods[@]}"; do
+		mkdir -p "$OUT/$m"
+		rsync -a --checksum --delete --exclude='*.o' --exclude='*.ko' --exclude='.*' \
+			--exclude='/include' \
+			--filter='protect *.o' --filter='protect *.ko' --filter='protect .*' \
+			--filter='protect *.mod*' --filter='protect modules.order' \
+			--filter='protect Module.symvers' --filter='protect /include' \
+			"$SRCDIR/$m/" "$OUT/$m/"
+		mkdir -p "$OUT/$m/include"
+		rsync -a --checksum --delete "$DRV"/*.h "$OUT/$m/include/"
+		echo "--- $m"
+		make -C "$KSRC" O="$KOBJ" ARCH="$LINUX_ARCH" CROSS_COMPILE="$LINUX_CROSS" \
+			CC="$CC" M="$OUT/$m" W=1 modules
+	done
+}
+log=$LOGS/kunit-build.log
+run_step "building KUnit test modules (${mods[*]})" "$log" build_all
+if grep -E 'warning:' "$log"; then
+	die "the KUnit modules' build has warnings (log: ${log#"$TOP"/})"
+fi
+stamp_set "$OUT/.stamp" "$hash"

@@ -1,0 +1,163 @@
+"""KUnit in the booted guest: the regmap core features of Linux 4.4 the
+driver rests on (tests/kunit/regmap) and the driver's pure logic
+(tests/kunit/enc424j600).
+
+Each test module runs its suite when modprobe loads it; the results are
+read back as KTAP from debugfs and every KUnit case counts as one result
+in the suite's totals.  The regmap debugfs "range" file is read here, from
+user space, in pieces of every size at every offset.
+"""
+import os
+import re
+
+from lib.board import Board
+
+# (module, KUnit suite, number of cases the suite declares)
+SUITES = [("regmap_v44_kunit", "regmap_v44"),
+          ("enc424j600_kunit", "enc424j600_logic")]
+
+# The map tests/kunit/regmap keeps while loaded: device "regmap-v44-kunit-
+# debugfs", map name "range", readable 0-3, 8-b, 10, 20-2f with 22
+# precious (regmap debugfs hides precious registers).
+RANGE_FILE = "/sys/kernel/debug/regmap/regmap-v44-kunit-debugfs-range/range"
+RANGE_TEXT = "0-3\n8-b\n10-10\n20-21\n23-2f\n"
+
+RESULT_RE = re.compile(r"^(\s*)(ok|not ok) (\d+)(?: -)? ([^#\s]+)\s*(?:#\s*(.*))?$")
+PLAN_RE = re.compile(r"^(\s*)1\.\.(\d+)\s*$")
+
+
+def parse_ktap(text):
+    """KTAP of one suite -> (cases, plan, suite_ok).
+
+    cases: [(name, ok, detail)], one per test case (the results one level
+    below the suite line); a skipped case counts as passed and says so.
+    plan: the number of cases the suite announced (None if missing).
+    """
+    lines = text.replace("\r", "").splitlines()
+    levels = []
+    for l in lines:
+        m = RESULT_RE.match(l)
+        if m:
+            levels.append(len(m.group(1)))
+    if not levels:
+        return [], None, False
+    top = min(levels)
+    inner = sorted({n for n in levels if n > top})
+    case_level = inner[0] if inner else None
+    cases, plan, suite_ok, diag = [], None, False, []
+    for l in lines:
+        m = PLAN_RE.match(l)
+        if m and len(m.group(1)) == case_level:
+            plan = int(m.group(2))
+            continue
+        m = RESULT_RE.match(l)
+        if not m:
+            s = l.strip()
+            if s.startswith("#") and not s.startswith("# Subtest"):
+                diag.append(s[1:].strip())
+            continue
+        indent, status, name, directive = (len(m.group(1)), m.group(2),
+                                           m.group(4), m.group(5) or "")
+        if indent == top:
+            suite_ok = status == "ok"
+        elif indent == case_level:
+            ok = status == "ok"
+            detail = "\n".join(diag)
+            if directive.upper().startswith("SKIP"):
+                detail = (directive + "\n" + detail).strip()
+            cases.append((name, ok, detail))
+            diag = []
+    return cases, plan, suite_ok
+
+
+def range_reads(b):
+    """Read the range file with every (offset, count): one read() each."""
+    n = len(RANGE_TEXT)
+    out = b.out(f"for k in $(seq 0 {n}); do for c in $(seq 1 {n + 1}); do "
+                f"printf '@%s %s ' $k $c; dd if={RANGE_FILE} bs=$c skip=$k "
+                f"iflag=skip_bytes count=1 2>/dev/null | tr '\\n' '|'; echo; "
+                f"done; done", timeout=120)
+    got = {}
+    for line in out.splitlines():
+        m = re.match(r"^@(\d+) (\d+) ?(.*)$", line.strip())
+        if m:
+            got[(int(m.group(1)), int(m.group(2)))] = m.group(3).replace("|", "\n")
+    return got
+
+
+def whole_lines_from(text, offset, count):
+    """What one read of the range file returns, by the line: the lines
+    starting at or after @offset, as many whole ones as fit in @count."""
+    res, pos = "", 0
+    for line in text.splitlines(keepends=True):
+        if pos >= offset:
+            if len(res) + len(line) > count:
+                break
+            res += line
+        pos += len(line)
+    return res
+
+
+def check_range_file(b):
+    results = []
+    full = b.out(f"cat {RANGE_FILE}") + "\n"
+    results.append(("range: lists each readable block as base-max lines",
+                    full == RANGE_TEXT, f"got {full!r}, want {RANGE_TEXT!r}"))
+
+    longest = max(len(l) for l in RANGE_TEXT.splitlines(keepends=True))
+    bad = []
+    for c in range(longest, len(RANGE_TEXT) + 2):
+        got = b.out(f"dd if={RANGE_FILE} bs={c} 2>/dev/null | tr '\\n' '|'")
+        got = got.replace("|", "\n")
+        if got != RANGE_TEXT:
+            bad.append(f"pieces of {c}: {got!r}")
+    results.append((f"range: read in pieces of {longest}..{len(RANGE_TEXT) + 1} "
+                    "bytes gives the same text", not bad, "\n".join(bad)))
+
+    got = range_reads(b)
+    bad = []
+    n = len(RANGE_TEXT)
+    for k in range(0, n + 1):
+        for c in range(1, n + 2):
+            want = whole_lines_from(RANGE_TEXT, k, c)
+            have = got.get((k, c))
+            if have != want:
+                bad.append(f"offset {k} count {c}: got {have!r}, want {want!r}")
+    results.append(("range: a read at any offset returns whole lines of the "
+                    "same text, never a torn one", not bad,
+                    f"{len(bad)} of {(n + 1) * (n + 1)} reads differ\n" + "\n".join(bad[:20])))
+    return results
+
+
+def test_kunit(logdir):
+    results = []
+    with Board(logdir, name="kunit").start() as b:
+        mounted = b.run("[ -d /sys/kernel/debug/kunit ]", check=False)[0] == 0
+        results.append(("kunit debugfs present", mounted,
+                        "/sys/kernel/debug/kunit missing (CONFIG_KUNIT_DEBUGFS?)"))
+        for module, suite in SUITES:
+            rc, out = b.run(f"modprobe {module}", timeout=180, check=False)
+            results.append((f"{suite}: module loads", rc == 0, out.strip()))
+            if rc:
+                continue
+            ktap = b.run(f"cat /sys/kernel/debug/kunit/{suite}/results",
+                         check=False)[1]
+            with open(os.path.join(logdir, f"{suite}.ktap"), "w") as f:
+                f.write(ktap)
+            cases, plan, suite_ok = parse_ktap(ktap)
+            results += [(f"{suite}.{n}", ok, d) for n, ok, d in cases]
+            complete = plan is not None and plan == len(cases) and plan > 0
+            results.append((f"{suite}: every case reported ({len(cases)} of {plan})",
+                            complete, ktap[-1500:]))
+            results.append((f"{suite}: suite result ok", suite_ok and complete,
+                            "the suite's own result line is not ok"))
+            if module == "regmap_v44_kunit":
+                results += check_range_file(b)
+        splats = b.splats()
+        results.append(("no kernel splat while the suites ran (BUG:/WARNING:, "
+                         "sleeping in atomic context)", not splats,
+                         "\n".join(splats[:10])))
+    return results
+
+
+test_kunit.timeout = 600
