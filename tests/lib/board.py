@@ -128,6 +128,14 @@ class Board:
         return self
 
     def stop(self):
+        # Keep the whole kernel log: the console only shows warnings and up.
+        if self.proc and self.proc.poll() is None and self.con:
+            try:
+                _, dmesg = self.run("dmesg", timeout=10, check=False)
+                with open(os.path.join(self.logdir, f"{self.name}.dmesg.log"), "w") as f:
+                    f.write(dmesg)
+            except (OSError, ValueError, GuestError):
+                pass
         try:
             while self._pump(0.1):
                 pass
