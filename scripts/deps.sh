@@ -10,7 +10,7 @@ PACKAGES=(
 	gcc libc6-dev cpp "$LINUX_SOURCE_PKG" make bc bison flex libssl-dev libelf-dev cpio kmod
 	rsync xz-utils patch ccache sparse
 	# images and device tree
-	u-boot-tools device-tree-compiler
+	u-boot-tools device-tree-compiler dt-schema
 	# guest root filesystem
 	mmdebstrap
 	# QEMU build (arm-softmmu with user networking)

@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 from .qmp import QMP
@@ -63,7 +64,10 @@ class Board:
         self.proc = None
         self.con = None
         self.qmp = None
-        self.text = ""      # everything the console printed
+        self.text = ""      # everything the console printed (reader thread)
+        self._cond = threading.Condition()
+        self._reader = None
+        self._closed = False
         self.pos = 0        # how far expect() has consumed self.text
         self._log = None
 
@@ -119,6 +123,11 @@ class Board:
         self.con = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.con.connect(self.con_path)
         self.con.setblocking(False)
+        # The console is read all the time, not only while a test waits:
+        # a guest printing while the host runs iperf3 would otherwise stall
+        # in its UART once the socket buffer is full.
+        self._reader = threading.Thread(target=self._read_console, daemon=True)
+        self._reader.start()
         self.qmp = QMP(self.qmp_path)
         self.qmp.connect()
         self.expect(READY, timeout=boot_timeout, what="guest boot")
@@ -151,14 +160,18 @@ class Board:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self._closed = True
+        if self._reader:
+            self._reader.join(timeout=5)
         for c in (self.con, self.qmp):
             try:
                 c and c.close()
             except Exception:
                 pass
-        if self._log:
-            self._log.close()
-            self._log = None
+        with self._cond:
+            if self._log:
+                self._log.close()
+                self._log = None
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self):
@@ -168,26 +181,45 @@ class Board:
         self.stop()
 
     # --- console --------------------------------------------------------
+    def _read_console(self):
+        con = self.con
+        while True:
+            try:
+                r, _, _ = select.select([con], [], [], 0.2)
+                if not r:
+                    if self._closed:
+                        return
+                    continue
+                data = con.recv(65536)
+            except BlockingIOError:
+                continue
+            except (OSError, ValueError):
+                data = b""
+            with self._cond:
+                if not data:
+                    self._closed = True
+                    self._cond.notify_all()
+                    return
+                s = data.decode("utf-8", "replace").replace("\r", "")
+                self.text += s
+                if self._log:
+                    self._log.write(s)
+                    self._log.flush()
+                self._cond.notify_all()
+
     def _pump(self, timeout):
-        """Read what the console has, waiting up to timeout seconds."""
-        if not self.con:
+        """Wait up to timeout seconds for more console output; True if some
+        arrived.  Raises once the console is closed (QEMU has exited)."""
+        with self._cond:
+            n = len(self.text)
+            if not self._closed:
+                self._cond.wait(timeout)
+            if len(self.text) > n:
+                return True
+            if self._closed and self.proc and self.proc.poll() is not None:
+                raise GuestError("console closed: QEMU exited "
+                                 f"(see {self.console_log}, {self.qemu_log})")
             return False
-        r, _, _ = select.select([self.con], [], [], timeout)
-        if not r:
-            return False
-        try:
-            data = self.con.recv(65536)
-        except BlockingIOError:
-            return False
-        if not data:
-            raise GuestError("console closed: QEMU exited "
-                             f"(see {self.console_log}, {self.qemu_log})")
-        s = data.decode("utf-8", "replace").replace("\r", "")
-        self.text += s
-        if self._log:
-            self._log.write(s)
-            self._log.flush()
-        return True
 
     def send(self, s):
         data = s.encode()

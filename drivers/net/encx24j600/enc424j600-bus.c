@@ -3,10 +3,14 @@
  * ENCX24J600 bus layer: raw SPI commands, SRAM windows and a regmap bus
  * that uses only the unbanked opcodes (RCRU/WCRU/BFSU/BFCU).
  *
- * Every chip-select frame is sent as its own spi_message: each message
- * starts and ends a CS assertion, which every SPI controller driver gets
- * right (some mishandle cs_change inside a message).  The counters below
- * therefore count one transaction per frame.
+ * Every chip-select frame is one spi_message holding exactly one
+ * full-duplex spi_transfer: the opcode and its arguments lead the TX
+ * buffer, data comes back at the matching offset of the RX buffer.  A
+ * message is therefore always one CS assertion whatever the controller
+ * does with cs_change, and controllers that act between the transfers of
+ * a message (spi-pl022 runs the inter-transfer delay from its tasklet)
+ * have nothing to do.  The counters below count one transaction per
+ * message.
  */
 
 #include <linux/kernel.h>
@@ -15,32 +19,32 @@
 #include <asm/unaligned.h>
 
 #include "enc424j600.h"
+#include "enc424j600-logic.h"
 
 static bool chain_cmds;
 module_param(chain_cmds, bool, 0444);
 MODULE_PARM_DESC(chain_cmds,
 		 "Send the SETPKTDEC commands of an RX batch and the ERXTAIL write in one chip-select frame (default: off)");
 
-/* Send one CS frame made of @n transfers; bus_lock held. */
-static int enc_frame(struct enc_priv *priv, struct spi_transfer *xfers,
-		     unsigned int n)
+/* Send one CS frame: @len bytes from @tx, answer into @rx (may be NULL);
+ * bus_lock held.
+ */
+static int enc_xfer(struct enc_priv *priv, const void *tx, void *rx,
+		    unsigned int len)
 {
-	struct spi_message msg;
-	unsigned int i;
+	struct spi_transfer t = {
+		.tx_buf = tx,
+		.rx_buf = rx,
+		.len = len,
+	};
 	int ret;
 
 	lockdep_assert_held(&priv->bus_lock);
 
-	spi_message_init(&msg);
-	for (i = 0; i < n; i++) {
-		xfers[i].cs_change = 0;
-		priv->bstats.spi_bytes += xfers[i].len;
-		spi_message_add_tail(&xfers[i], &msg);
-	}
 	priv->bstats.spi_syncs++;
 	priv->bstats.spi_transactions++;
-
-	ret = spi_sync(priv->spi, &msg);
+	priv->bstats.spi_bytes += len;
+	ret = spi_sync_transfer(priv->spi, &t, 1);
 	if (ret && net_ratelimit())
 		dev_err(&priv->spi->dev, "SPI transfer failed: %d\n", ret);
 	return ret;
@@ -48,12 +52,7 @@ static int enc_frame(struct enc_priv *priv, struct spi_transfer *xfers,
 
 static int __enc_tx(struct enc_priv *priv, unsigned int len)
 {
-	struct spi_transfer t = {
-		.tx_buf = priv->bufs->tx,
-		.len = len,
-	};
-
-	return enc_frame(priv, &t, 1);
+	return enc_xfer(priv, priv->bufs->tx, NULL, len);
 }
 
 int enc_cmd(struct enc_priv *priv, u8 op)
@@ -67,18 +66,17 @@ int enc_cmd(struct enc_priv *priv, u8 op)
 	return ret;
 }
 
+/* RCRU burst; the data lands at bufs->rx + 2 */
 static int __enc_sfr_read(struct enc_priv *priv, u8 addr, size_t len)
 {
-	struct spi_transfer t[2] = {
-		{ .tx_buf = priv->bufs->tx, .len = 2 },
-		{ .rx_buf = priv->bufs->rx, .len = len },
-	};
+	u8 *tx = priv->bufs->tx;
 
 	if (WARN_ON_ONCE(!len || len > ENC_SFR_XFER_MAX))
 		return -EINVAL;
-	priv->bufs->tx[0] = ENC_RCRU;
-	priv->bufs->tx[1] = addr;
-	return enc_frame(priv, t, 2);
+	tx[0] = ENC_RCRU;
+	tx[1] = addr;
+	memset(tx + 2, 0, len);
+	return enc_xfer(priv, tx, priv->bufs->rx, len + 2);
 }
 
 /* RCRU burst: @len bytes from SFR address @addr on (auto-increment). */
@@ -89,7 +87,7 @@ int enc_sfr_read(struct enc_priv *priv, u8 addr, void *buf, size_t len)
 	mutex_lock(&priv->bus_lock);
 	ret = __enc_sfr_read(priv, addr, len);
 	if (!ret)
-		memcpy(buf, priv->bufs->rx, len);
+		memcpy(buf, priv->bufs->rx + 2, len);
 	mutex_unlock(&priv->bus_lock);
 	return ret;
 }
@@ -148,131 +146,85 @@ int enc_ptr_write(struct enc_priv *priv, u8 op, u16 addr)
 	return ret;
 }
 
-/* RRXDATA burst into @buf (kmalloc'ed, DMA safe).  The RX window wraps
- * from the end of SRAM to ERXST by itself, so consecutive bursts continue
- * where the previous one stopped.
+/* RRXDATA burst of @len bytes; they land at priv->rx_buf + 1.  The TX
+ * side is priv->rx_cmd: the opcode, then zeros.  The RX window wraps from
+ * the end of SRAM to ERXST by itself, so consecutive bursts continue where
+ * the previous one stopped.
  */
-int enc_rx_read(struct enc_priv *priv, u8 *buf, size_t len)
+int enc_rx_read(struct enc_priv *priv, size_t len)
 {
-	struct spi_transfer t[2] = {
-		{ .tx_buf = priv->bufs->cmd, .len = 1 },
-		{ .rx_buf = buf, .len = len },
-	};
 	int ret;
 
+	if (WARN_ON_ONCE(len > ENC_RX_BUF_SIZE))
+		return -EINVAL;
 	mutex_lock(&priv->bus_lock);
-	priv->bufs->cmd[0] = ENC_RRXDATA;
 	priv->bstats.rx_bursts++;
-	ret = enc_frame(priv, t, 2);
+	ret = enc_xfer(priv, priv->rx_cmd, priv->rx_buf, len + 1);
 	mutex_unlock(&priv->bus_lock);
 	return ret;
 }
 
 /* Give @frames consumed frames back to the chip: one SETPKTDEC each and
- * one ERXTAIL write.  With chain_cmds the 1-byte commands precede the
- * WCRU inside one CS frame.
+ * one WCRU of ERXTAIL.  With chain_cmds the 1-byte commands lead the WCRU
+ * inside one CS frame (up to ENC_MAX_DEC_CHAIN of them per frame).
  */
 int enc_rx_release(struct enc_priv *priv, unsigned int frames, u16 tail)
 {
 	u8 *cmd = priv->bufs->cmd;
+	unsigned int k = 0;
 	int ret = 0;
 
 	mutex_lock(&priv->bus_lock);
-	cmd[0] = ENC_SETPKTDEC;
-	cmd[1] = ENC_WCRU;
-	cmd[2] = ERXTAIL;
-	put_unaligned_le16(tail, &cmd[3]);
-
-	if (chain_cmds) {
-		unsigned int n = 0;
-
-		while (frames) {
-			unsigned int k = min_t(unsigned int, frames,
-					       ENC_MAX_DEC_XFERS);
-
-			n = 0;
-			while (n < k) {
-				priv->dec_xfers[n] = (struct spi_transfer) {
-					.tx_buf = &cmd[0], .len = 1 };
-				n++;
-			}
-			frames -= k;
-			if (frames) {
-				ret = enc_frame(priv, priv->dec_xfers, n);
-				if (ret)
-					goto out;
-			}
-		}
-		priv->dec_xfers[n] = (struct spi_transfer) {
-			.tx_buf = &cmd[1], .len = 4 };
-		ret = enc_frame(priv, priv->dec_xfers, n + 1);
-		goto out;
-	}
-
-	while (frames--) {
-		priv->dec_xfers[0] = (struct spi_transfer) {
-			.tx_buf = &cmd[0], .len = 1 };
-		ret = enc_frame(priv, priv->dec_xfers, 1);
+	while (frames) {
+		k = chain_cmds ? min_t(unsigned int, frames, ENC_MAX_DEC_CHAIN) : 1;
+		frames -= k;
+		if (!frames && chain_cmds)
+			break;		/* these lead the ERXTAIL write */
+		memset(cmd, ENC_SETPKTDEC, k);
+		ret = enc_xfer(priv, cmd, NULL, k);
 		if (ret)
 			goto out;
+		k = 0;
 	}
-	priv->dec_xfers[0] = (struct spi_transfer) {
-		.tx_buf = &cmd[1], .len = 4 };
-	ret = enc_frame(priv, priv->dec_xfers, 1);
+	memset(cmd, ENC_SETPKTDEC, k);
+	cmd[k] = ENC_WCRU;
+	cmd[k + 1] = ERXTAIL;
+	put_unaligned_le16(tail, &cmd[k + 2]);
+	ret = enc_xfer(priv, cmd, NULL, k + 4);
 out:
 	mutex_unlock(&priv->bus_lock);
 	return ret;
 }
 
-/* Write a frame to the TX buffer and start it: WGPWRPT, WGPDATA + frame,
- * WCRU ETXST+ETXLEN (one 4-data-byte burst), SETTXRTS.
- * @data must be DMA safe (skb data is).
+/* WGPDATA burst at EGPWRPT: the frame, then @pad zero bytes, copied into
+ * the DMA-safe TX bounce buffer behind the opcode.  One CS frame.
  */
-int enc_tx_frame(struct enc_priv *priv, const void *data, unsigned int len)
+int enc_tx_write(struct enc_priv *priv, const void *data, unsigned int len,
+		 unsigned int pad)
 {
-	u8 *cmd = priv->bufs->cmd;
-	struct spi_transfer t[2];
+	u8 *buf = priv->tx_buf;
 	int ret;
 
+	if (WARN_ON_ONCE(len + pad > ENC_TX_SIZE))
+		return -EINVAL;
+
 	mutex_lock(&priv->bus_lock);
-	cmd[0] = ENC_WGPWRPT;
-	put_unaligned_le16(ENC_TX_START, &cmd[1]);
-	cmd[3] = ENC_WGPDATA;
-	cmd[4] = ENC_WCRU;
-	cmd[5] = ETXST;
-	put_unaligned_le16(ENC_TX_START, &cmd[6]);
-	put_unaligned_le16(len, &cmd[8]);
-	cmd[10] = ENC_SETTXRTS;
-
-	memset(t, 0, sizeof(t));
-	t[0].tx_buf = &cmd[0];
-	t[0].len = 3;
-	ret = enc_frame(priv, t, 1);
-	if (ret)
-		goto out;
-
-	memset(t, 0, sizeof(t));
-	t[0].tx_buf = &cmd[3];
-	t[0].len = 1;
-	t[1].tx_buf = data;
-	t[1].len = len;
-	ret = enc_frame(priv, t, 2);
-	if (ret)
-		goto out;
-
-	memset(t, 0, sizeof(t));
-	t[0].tx_buf = &cmd[4];
-	t[0].len = 6;
-	ret = enc_frame(priv, t, 1);
-	if (ret)
-		goto out;
-
-	t[0].tx_buf = &cmd[10];
-	t[0].len = 1;
-	ret = enc_frame(priv, t, 1);
-out:
+	buf[0] = ENC_WGPDATA;
+	memcpy(buf + 1, data, len);
+	memset(buf + 1 + len, 0, pad);
+	ret = enc_xfer(priv, buf, NULL, 1 + len + pad);
 	mutex_unlock(&priv->bus_lock);
 	return ret;
+}
+
+/* ETXST and ETXLEN in one WCRU burst (they are adjacent at 0x00-0x03) */
+int enc_tx_set_len(struct enc_priv *priv, unsigned int len)
+{
+	u8 b[4];
+
+	put_unaligned_le16(ENC_TX_START, &b[0]);
+	put_unaligned_le16(len, &b[2]);
+	return enc_sfr_write(priv, ETXST, b, sizeof(b));
 }
 
 /* regmap bus: 16-bit SFRs at even addresses, unbanked opcodes only */
@@ -287,7 +239,7 @@ static int enc_regmap_reg_read(void *context, unsigned int reg,
 	priv->bstats.sfr_reads++;
 	ret = __enc_sfr_read(priv, reg, 2);
 	if (!ret)
-		*val = get_unaligned_le16(priv->bufs->rx);
+		*val = get_unaligned_le16(priv->bufs->rx + 2);
 	mutex_unlock(&priv->bus_lock);
 	return ret;
 }
@@ -317,11 +269,11 @@ static int enc_regmap_reg_update_bits(void *context, unsigned int reg,
 				      unsigned int mask, unsigned int val)
 {
 	struct enc_priv *priv = context;
-	u16 set = mask & val;
-	u16 clr = mask & ~val;
+	u16 set, clr;
 	u8 b[2];
 	int ret = 0;
 
+	enc_update_split(mask, val, &set, &clr);
 	mutex_lock(&priv->bus_lock);
 	priv->bstats.update_bits_offloaded++;
 
@@ -331,7 +283,7 @@ static int enc_regmap_reg_update_bits(void *context, unsigned int reg,
 		ret = __enc_sfr_read(priv, reg, 2);
 		if (ret)
 			goto out;
-		v = get_unaligned_le16(priv->bufs->rx);
+		v = get_unaligned_le16(priv->bufs->rx + 2);
 		v = (v & ~mask) | (val & mask);
 		put_unaligned_le16(v, b);
 		ret = __enc_sfr_write(priv, ENC_WCRU, reg, b, 2);

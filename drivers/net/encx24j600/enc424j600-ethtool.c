@@ -4,9 +4,8 @@
  */
 
 #include <linux/ethtool.h>
-#include <linux/linkmode.h>
-#include <linux/mii.h>
 #include <linux/netdevice.h>
+#include <linux/phy.h>
 #include <linux/string.h>
 
 #include "enc424j600.h"
@@ -29,6 +28,7 @@ static const char enc_drv_stat_names[][ETH_GSTRING_LEN] = {
 	"rx_pkt_full",
 	"rx_bad_frames",
 	"rx_resets",
+	"rx_rewinds",
 	"tx_aborts",
 	"tx_resets",
 	"tx_timeouts",
@@ -61,65 +61,6 @@ static void enc_set_msglevel(struct net_device *ndev, u32 val)
 	struct enc_priv *priv = netdev_priv(ndev);
 
 	priv->msg_enable = val;
-}
-
-static int enc_get_link_ksettings(struct net_device *ndev,
-				  struct ethtool_link_ksettings *cmd)
-{
-	struct enc_priv *priv = netdev_priv(ndev);
-	u16 phcon1, ana, lpa, phstat3;
-	int ret;
-
-	mutex_lock(&priv->lock);
-	ret = enc_phy_read(priv, PHCON1, &phcon1);
-	if (!ret)
-		ret = enc_phy_read(priv, PHANA, &ana);
-	if (!ret)
-		ret = enc_phy_read(priv, PHANLPA, &lpa);
-	if (!ret)
-		ret = enc_phy_read(priv, PHSTAT3, &phstat3);
-	mutex_unlock(&priv->lock);
-	if (ret)
-		return ret;
-
-	/* PHANA and PHANLPA have the standard MII advertisement layout */
-	mii_adv_to_linkmode_adv_t(cmd->link_modes.supported,
-				  ADVERTISE_ALL | ADVERTISE_PAUSE_CAP);
-	linkmode_set_bit(ETHTOOL_LINK_MODE_Autoneg_BIT, cmd->link_modes.supported);
-	linkmode_set_bit(ETHTOOL_LINK_MODE_TP_BIT, cmd->link_modes.supported);
-
-	mii_adv_to_linkmode_adv_t(cmd->link_modes.advertising, ana);
-	if (phcon1 & PHCON1_ANEN)
-		linkmode_set_bit(ETHTOOL_LINK_MODE_Autoneg_BIT,
-				 cmd->link_modes.advertising);
-	linkmode_set_bit(ETHTOOL_LINK_MODE_TP_BIT, cmd->link_modes.advertising);
-
-	mii_lpa_to_linkmode_lpa_t(cmd->link_modes.lp_advertising, lpa);
-
-	cmd->base.port = PORT_TP;
-	cmd->base.phy_address = 0;
-	cmd->base.autoneg = (phcon1 & PHCON1_ANEN) ? AUTONEG_ENABLE :
-						    AUTONEG_DISABLE;
-	if (netif_carrier_ok(ndev)) {
-		cmd->base.speed = (phstat3 & PHSTAT3_100) ? SPEED_100 : SPEED_10;
-		cmd->base.duplex = (phstat3 & PHSTAT3_FULL) ? DUPLEX_FULL :
-							      DUPLEX_HALF;
-	} else {
-		cmd->base.speed = SPEED_UNKNOWN;
-		cmd->base.duplex = DUPLEX_UNKNOWN;
-	}
-	return 0;
-}
-
-static int enc_nway_reset(struct net_device *ndev)
-{
-	struct enc_priv *priv = netdev_priv(ndev);
-	int ret;
-
-	mutex_lock(&priv->lock);
-	ret = enc_phy_restart_aneg(priv);
-	mutex_unlock(&priv->lock);
-	return ret;
 }
 
 static int enc_get_regs_len(struct net_device *ndev)
@@ -184,8 +125,9 @@ const struct ethtool_ops enc_ethtool_ops = {
 	.get_link		= ethtool_op_get_link,
 	.get_msglevel		= enc_get_msglevel,
 	.set_msglevel		= enc_set_msglevel,
-	.get_link_ksettings	= enc_get_link_ksettings,
-	.nway_reset		= enc_nway_reset,
+	.get_link_ksettings	= phy_ethtool_get_link_ksettings,
+	.set_link_ksettings	= phy_ethtool_set_link_ksettings,
+	.nway_reset		= phy_ethtool_nway_reset,
 	.get_regs_len		= enc_get_regs_len,
 	.get_regs		= enc_get_regs,
 	.get_sset_count		= enc_get_sset_count,

@@ -9,6 +9,7 @@
 
 #include <linux/bitfield.h>
 #include <linux/crc32.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
@@ -17,12 +18,14 @@
 #include <linux/module.h>
 #include <linux/mod_devicetable.h>
 #include <linux/netdevice.h>
+#include <linux/phy.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/spi/spi.h>
 #include <asm/unaligned.h>
 
 #include "enc424j600.h"
+#include "enc424j600-logic.h"
 
 static bool offload = true;
 module_param(offload, bool, 0444);
@@ -31,8 +34,9 @@ MODULE_PARM_DESC(offload,
 
 #define ENC_MSG_DEFAULT	(NETIF_MSG_DRV | NETIF_MSG_PROBE | NETIF_MSG_LINK)
 
-#define ENC_EIE_RUN	(EIE_LINKIE | EIE_PKTIE | EIE_TXIE | EIE_TXABTIE | \
-			 EIE_RXABTIE | EIE_PCFULIE)
+/* TXIE is not among them: see enc_tx_done() */
+#define ENC_EIE_RUN	(EIE_LINKIE | EIE_PKTIE | EIE_TXABTIE | EIE_RXABTIE | \
+			 EIE_PCFULIE)
 #define ENC_EIR_CLEARABLE (EIR_LINKIF | EIR_DMAIF | EIR_TXIF | EIR_TXABTIF | \
 			   EIR_RXABTIF | EIR_PCFULIF)
 
@@ -47,31 +51,6 @@ static void enc_stat_add(struct enc_priv *priv, u64_stats_t *s,
 	u64_stats_update_begin(&priv->nstats.syncp);
 	u64_stats_add(s, v);
 	u64_stats_update_end(&priv->nstats.syncp);
-}
-
-/* RX ring arithmetic */
-
-static u16 enc_rx_wrap(u32 addr)
-{
-	if (addr > ENC_SRAM_END)
-		addr -= ENC_RX_SIZE;
-	return addr;
-}
-
-static u32 enc_rx_dist(u16 from, u16 to)
-{
-	return to >= from ? to - from : to + ENC_RX_SIZE - from;
-}
-
-static bool enc_rx_ptr_ok(u16 p)
-{
-	return !(p & 1) && p >= ENC_RX_START && p <= ENC_SRAM_END;
-}
-
-/* ERXTAIL for a ring whose next unread frame starts at @next */
-static u16 enc_rx_tail(u16 next)
-{
-	return next == ENC_RX_START ? ENC_SRAM_END - 1 : next - 2;
 }
 
 /* PHY access through the MII management registers (priv->lock held) */
@@ -122,13 +101,41 @@ int enc_phy_write(struct enc_priv *priv, u8 reg, u16 val)
 	return enc_mii_wait(priv);
 }
 
-int enc_phy_restart_aneg(struct enc_priv *priv)
+/* mdio bus for the internal PHY, address 0.  Its registers 0, 1, 4, 5
+ * and 6 have the IEEE 802.3 clause 22 layout (BMCR, BMSR, ADVERTISE, LPA,
+ * EXPANSION), but it has no identifier registers 2 and 3: they read as 0,
+ * and the generic PHY driver binds to ID 0.
+ */
+static int enc_mdio_read(struct mii_bus *bus, int addr, int reg)
 {
+	struct enc_priv *priv = bus->priv;
+	u16 val;
 	int ret;
 
-	ret = enc_phy_write(priv, PHANA, PHANA_DEFAULT);
-	if (!ret)
-		ret = enc_phy_write(priv, PHCON1, PHCON1_ANEN | PHCON1_RENEG);
+	if (addr)
+		return 0xffff;
+	if (reg == MII_PHYSID1 || reg == MII_PHYSID2)
+		return 0;
+
+	mutex_lock(&priv->lock);
+	ret = enc_phy_read(priv, reg, &val);
+	mutex_unlock(&priv->lock);
+	return ret ? ret : val;
+}
+
+static int enc_mdio_write(struct mii_bus *bus, int addr, int reg, u16 val)
+{
+	struct enc_priv *priv = bus->priv;
+	int ret;
+
+	if (addr)
+		return -ENODEV;
+	if (reg == MII_PHYSID1 || reg == MII_PHYSID2)
+		return 0;
+
+	mutex_lock(&priv->lock);
+	ret = enc_phy_write(priv, reg, val);
+	mutex_unlock(&priv->lock);
 	return ret;
 }
 
@@ -138,6 +145,7 @@ static void enc_tx_reset(struct enc_priv *priv)
 {
 	regmap_set_bits(priv->map, ECON2, ECON2_TXRST);
 	regmap_clear_bits(priv->map, ECON2, ECON2_TXRST);
+	priv->tx_etxlen = 0;
 	priv->dstats.tx_resets++;
 }
 
@@ -149,11 +157,40 @@ static void enc_wake_queue(struct net_device *ndev)
 	local_bh_enable();
 }
 
-static void enc_tx_complete(struct enc_priv *priv)
+/* Account the frame in flight once the chip is done with it
+ * (ECON1.TXRTS clear).  @eir and @econ1 come from a status read made
+ * with priv->lock held.  TXIF is not needed for this and is normally left
+ * set: TXIE is only enabled while a frame waits for a slow transmission
+ * (enc_tx_arm_irq()).  Returns the EIR flags the caller must clear.
+ */
+static u16 enc_tx_done(struct enc_priv *priv, u16 eir, u16 econ1)
 {
-	if (priv->tx_inflight) {
-		priv->tx_inflight = false;
-		enc_wake_queue(priv->ndev);
+	if (!priv->tx_inflight || (econ1 & ECON1_TXRTS))
+		return 0;
+
+	priv->tx_inflight = false;
+	if (eir & EIR_TXABTIF) {
+		/* TXIF may be set too (from an earlier frame): fine */
+		priv->dstats.tx_aborts++;
+		enc_stat_add(priv, &priv->nstats.tx_errors, 1);
+		enc_stat_add(priv, &priv->nstats.tx_aborted_errors, 1);
+		enc_tx_reset(priv);
+		return EIR_TXABTIF;
+	}
+
+	u64_stats_update_begin(&priv->nstats.syncp);
+	u64_stats_inc(&priv->nstats.tx_packets);
+	u64_stats_add(&priv->nstats.tx_bytes, priv->tx_len);
+	u64_stats_update_end(&priv->nstats.syncp);
+	return 0;
+}
+
+static void enc_tx_disarm_irq(struct enc_priv *priv)
+{
+	if (priv->tx_irq_armed) {
+		priv->tx_irq_armed = false;
+		priv->eie &= ~EIE_TXIE;
+		regmap_clear_bits(priv->map, EIE, EIE_TXIE);
 	}
 }
 
@@ -166,28 +203,33 @@ static void enc_set_duplex(struct enc_priv *priv, bool full)
 	priv->full_duplex = full;
 }
 
-static void enc_link_update(struct enc_priv *priv, u16 estat)
+/* phylib callback (phydev->lock held): the carrier is phylib's; the MAC
+ * follows the resolved duplex, and a frame caught in flight by a link
+ * loss is given up.
+ */
+static void enc_adjust_link(struct net_device *ndev)
 {
-	struct net_device *ndev = priv->ndev;
-	bool link = estat & ESTAT_PHYLNK;
+	struct enc_priv *priv = netdev_priv(ndev);
+	struct phy_device *phydev = ndev->phydev;
 
-	if (link) {
-		enc_set_duplex(priv, estat & ESTAT_PHYDPX);
-		if (!netif_carrier_ok(ndev)) {
-			netif_carrier_on(ndev);
-			netif_info(priv, link, ndev, "link up, %s duplex\n",
-				   priv->full_duplex ? "full" : "half");
-		}
-	} else if (netif_carrier_ok(ndev)) {
-		netif_carrier_off(ndev);
-		netif_info(priv, link, ndev, "link down\n");
-		if (priv->tx_inflight) {
-			enc_tx_reset(priv);
-			enc_stat_add(priv, &priv->nstats.tx_errors, 1);
-			enc_stat_add(priv, &priv->nstats.tx_carrier_errors, 1);
-			enc_tx_complete(priv);
-		}
+	mutex_lock(&priv->lock);
+	if (phydev->link) {
+		enc_set_duplex(priv, phydev->duplex == DUPLEX_FULL);
+	} else if (priv->tx_inflight) {
+		priv->tx_inflight = false;
+		enc_tx_reset(priv);
+		enc_stat_add(priv, &priv->nstats.tx_errors, 1);
+		enc_stat_add(priv, &priv->nstats.tx_carrier_errors, 1);
 	}
+	if (!phydev->link) {
+		enc_tx_disarm_irq(priv);
+		if (READ_ONCE(priv->tx_skb))
+			schedule_work(&priv->tx_work);
+	}
+	mutex_unlock(&priv->lock);
+
+	if (netif_msg_link(priv))
+		phy_print_status(phydev);
 }
 
 /* Receive */
@@ -249,13 +291,18 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
 	struct net_device *ndev = priv->ndev;
 	struct sk_buff *skb;
 
-	if (!(rsv & RSV_RXOK)) {
+	switch (enc_rsv_verdict(rsv)) {
+	case ENC_RSV_OK:
+		break;
+	case ENC_RSV_CRC_ERROR:
 		priv->dstats.rx_bad_frames++;
 		enc_stat_add(priv, &priv->nstats.rx_errors, 1);
-		if (rsv & RSV_CRCERR)
-			enc_stat_add(priv, &priv->nstats.rx_crc_errors, 1);
-		else
-			enc_stat_add(priv, &priv->nstats.rx_length_errors, 1);
+		enc_stat_add(priv, &priv->nstats.rx_crc_errors, 1);
+		return;
+	case ENC_RSV_LENGTH_ERROR:
+		priv->dstats.rx_bad_frames++;
+		enc_stat_add(priv, &priv->nstats.rx_errors, 1);
+		enc_stat_add(priv, &priv->nstats.rx_length_errors, 1);
 		return;
 	}
 
@@ -271,23 +318,30 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
 	u64_stats_update_begin(&priv->nstats.syncp);
 	u64_stats_inc(&priv->nstats.rx_packets);
 	u64_stats_add(&priv->nstats.rx_bytes, len);
+	if (rsv & RSV_MCAST)
+		u64_stats_inc(&priv->nstats.multicast);
 	u64_stats_update_end(&priv->nstats.syncp);
 
 	netif_rx(skb);
 }
 
-/* Read every frame between our read pointer and @head.  ERXRDPT already
- * points at the first pending frame (it was set once when RX was armed,
- * and every burst leaves it exactly at the end of what was consumed), so
- * a batch is: RRXDATA burst(s) of the pending bytes, one SETPKTDEC per
- * frame, one ERXTAIL write.
+/* Read every frame between our read pointer and @head, at most @pktcnt
+ * of them (ESTAT.PKTCNT, read after ERXHEAD in the same burst, so it
+ * counts every frame before @head).  ERXRDPT already points at the first
+ * pending frame (it was set once when RX was armed, and every burst leaves
+ * it exactly at the end of what was consumed), so a batch is: one RRXDATA
+ * burst of the pending bytes, one SETPKTDEC per frame, one ERXTAIL write.
+ * Should the burst have read past the last counted frame (an inconsistent
+ * ERXHEAD), ERXRDPT is moved back to it, so nothing is lost or repeated.
  */
-static void enc_rx(struct enc_priv *priv, u16 head, bool pktif)
+static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
+		   bool pktif)
 {
-	u8 *buf = priv->rx_buf;
+	u8 *buf = priv->rx_buf + 1;
 	u16 pos = priv->rx_rdpt;
 	unsigned int frames = 0;
-	u32 pending, have = 0;
+	u32 pending, have, off = 0;
+	const char *bad = NULL;
 
 	if (!enc_rx_ptr_ok(head)) {
 		enc_rx_corrupt(priv, "ERXHEAD", head);
@@ -295,7 +349,7 @@ static void enc_rx(struct enc_priv *priv, u16 head, bool pktif)
 	}
 
 	pending = enc_rx_dist(pos, head);
-	if (!pending) {
+	if (!pending || !pktcnt) {
 		/* PKTIF with nothing in the ring twice in a row: resync */
 		if (pktif && ++priv->rx_stall > 1)
 			enc_rx_corrupt(priv, "PKTCNT", head);
@@ -304,55 +358,45 @@ static void enc_rx(struct enc_priv *priv, u16 head, bool pktif)
 	priv->rx_stall = 0;
 	priv->dstats.rx_batches++;
 
-	while (pending) {
-		u32 n = min_t(u32, pending, ENC_RX_BUF_SIZE - have);
-		const char *bad = NULL;
-		u32 off = 0;
+	/* the buffer holds the whole ring: one burst */
+	have = min_t(u32, pending, ENC_RX_BUF_SIZE);
+	if (enc_rx_read(priv, have)) {
+		enc_rx_corrupt(priv, "SPI error", pos);
+		return;
+	}
 
-		if (enc_rx_read(priv, buf + have, n)) {
+	local_bh_disable();
+	while (frames < pktcnt && have - off >= ENC_RX_HDR_LEN) {
+		const u8 *hdr = buf + off;
+		struct enc_rx_hdr h;
+		u32 flen;
+
+		enc_rx_hdr_parse(hdr, &h);
+		bad = enc_rx_hdr_check(&h, pos);
+		if (bad)
+			break;
+		flen = enc_rx_frame_size(h.len);
+		if (have - off < flen)
+			break;
+
+		enc_rx_frame(priv, hdr + ENC_RX_HDR_LEN, h.len, h.rsv);
+		pos = h.next;
+		off += flen;
+		frames++;
+	}
+	local_bh_enable();
+
+	if (bad && !frames) {
+		enc_rx_corrupt(priv, bad, pos);
+		return;
+	}
+	if (off != have) {
+		/* read past the last complete frame: rewind ERXRDPT */
+		priv->dstats.rx_rewinds++;
+		if (enc_ptr_write(priv, ENC_WRXRDPT, pos)) {
 			enc_rx_corrupt(priv, "SPI error", pos);
 			return;
 		}
-		have += n;
-		pending -= n;
-
-		local_bh_disable();
-		while (have - off >= ENC_RX_HDR_LEN) {
-			const u8 *hdr = buf + off;
-			u16 next = get_unaligned_le16(hdr);
-			u16 len = get_unaligned_le16(hdr + 2);
-			u32 rsv = get_unaligned_le32(hdr + 4);
-			u32 flen = ENC_RX_HDR_LEN + ALIGN(len, 2);
-
-			if (len < ETH_HLEN + ETH_FCS_LEN || len > ENC_MAX_FRAME) {
-				bad = "length";
-				break;
-			}
-			if (next != enc_rx_wrap(pos + flen)) {
-				bad = "next pointer";
-				break;
-			}
-			if (have - off < flen)
-				break;
-
-			enc_rx_frame(priv, hdr + ENC_RX_HDR_LEN, len, rsv);
-			pos = next;
-			off += flen;
-			frames++;
-		}
-		local_bh_enable();
-
-		if (bad) {
-			enc_rx_corrupt(priv, bad, pos);
-			return;
-		}
-		have -= off;
-		memmove(buf, buf + off, have);
-	}
-
-	if (have) {
-		enc_rx_corrupt(priv, "frame past ERXHEAD", pos);
-		return;
 	}
 
 	priv->rx_rdpt = pos;
@@ -367,7 +411,7 @@ static irqreturn_t enc_irq_thread(int irq, void *dev_id)
 	struct enc_priv *priv = dev_id;
 	struct net_device *ndev = priv->ndev;
 	u8 st[ENC_ST_LEN];
-	u16 head, estat, eir, clear = 0;
+	u16 head, eir, clear = 0;
 
 	mutex_lock(&priv->lock);
 	priv->dstats.irqs++;
@@ -378,7 +422,6 @@ static irqreturn_t enc_irq_thread(int irq, void *dev_id)
 	if (enc_sfr_read(priv, ENC_ST_FIRST, st, sizeof(st)))
 		goto out;
 	head = ENC_ST(st, ERXHEAD);
-	estat = ENC_ST(st, ESTAT);
 	eir = ENC_ST(st, EIR);
 
 	if (!netif_running(ndev)) {
@@ -387,24 +430,26 @@ static irqreturn_t enc_irq_thread(int irq, void *dev_id)
 		goto out;
 	}
 
-	if (eir & EIR_LINKIF) {
-		priv->dstats.link_changes++;
-		enc_link_update(priv, estat);
+	/* TX completion first: the link handling below must know whether a
+	 * frame is still in flight.
+	 */
+	clear |= enc_tx_done(priv, eir, ENC_ST(st, ECON1));
+	if (eir & EIR_TXABTIF)
+		clear |= EIR_TXABTIF;
+	if (priv->tx_irq_armed) {
+		if (!priv->tx_inflight) {
+			enc_tx_disarm_irq(priv);
+			if (READ_ONCE(priv->tx_skb))
+				schedule_work(&priv->tx_work);
+		} else if (eir & EIR_TXIF) {
+			clear |= EIR_TXIF;	/* cannot be ours: no storm */
+		}
 	}
 
-	if (eir & (EIR_TXIF | EIR_TXABTIF)) {
-		if (eir & EIR_TXABTIF) {
-			priv->dstats.tx_aborts++;
-			enc_stat_add(priv, &priv->nstats.tx_errors, 1);
-			enc_stat_add(priv, &priv->nstats.tx_aborted_errors, 1);
-			enc_tx_reset(priv);
-		} else if (priv->tx_inflight) {
-			u64_stats_update_begin(&priv->nstats.syncp);
-			u64_stats_inc(&priv->nstats.tx_packets);
-			u64_stats_add(&priv->nstats.tx_bytes, priv->tx_len);
-			u64_stats_update_end(&priv->nstats.syncp);
-		}
-		enc_tx_complete(priv);
+	/* the PHY state machine reads the new state over the mdio bus */
+	if (eir & EIR_LINKIF) {
+		priv->dstats.link_changes++;
+		phy_mac_interrupt(ndev->phydev);
 	}
 
 	if (eir & EIR_RXABTIF) {
@@ -414,9 +459,10 @@ static irqreturn_t enc_irq_thread(int irq, void *dev_id)
 	if (eir & EIR_PCFULIF)
 		priv->dstats.rx_pkt_full++;
 
-	enc_rx(priv, head, eir & EIR_PKTIF);
+	enc_rx(priv, head, ENC_ST(st, ESTAT) & ESTAT_PKTCNT, eir & EIR_PKTIF);
 
-	clear = eir & ENC_EIR_CLEARABLE;
+	/* TXIF is left alone unless armed (see enc_tx_done()) */
+	clear |= eir & ENC_EIR_CLEARABLE & ~(EIR_TXIF | EIR_TXABTIF);
 	if (clear)
 		regmap_clear_bits(priv->map, EIR, clear);
 out:
@@ -439,11 +485,49 @@ static netdev_tx_t enc_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 	return NETDEV_TX_OK;
 }
 
+/* The frame in flight has not left yet (slow link, collisions): clear
+ * the stale TXIF, enable TXIE and check again, since the transmission may
+ * have ended before TXIF was cleared.  Returns true while still waiting;
+ * the IRQ thread then reschedules the TX work.
+ */
+static bool enc_tx_arm_irq(struct enc_priv *priv)
+{
+	u8 st[4];
+	u16 clear;
+
+	if (!priv->tx_irq_armed) {
+		regmap_clear_bits(priv->map, EIR, EIR_TXIF);
+		priv->eie |= EIE_TXIE;
+		regmap_set_bits(priv->map, EIE, EIE_TXIE);
+		priv->tx_irq_armed = true;
+	}
+	if (enc_sfr_read(priv, EIR, st, sizeof(st)))
+		return true;	/* the TX timeout will clean up */
+	clear = enc_tx_done(priv, get_unaligned_le16(st),
+			    get_unaligned_le16(st + 2));
+	if (clear)
+		regmap_clear_bits(priv->map, EIR, clear);
+	if (priv->tx_inflight)
+		return true;
+	enc_tx_disarm_irq(priv);
+	return false;
+}
+
+/* Write the parked skb into the TX buffer and start it.  In steady state
+ * (frames of one size, link faster than the bus) this is three CS frames:
+ * a read of EIR+ECON1 that completes the previous frame, one WGPDATA
+ * burst of the frame plus filler up to the end of the TX buffer (so that
+ * EGPWRPT wraps back to ENC_TX_START), and SETTXRTS.  ETXST/ETXLEN are
+ * written only when the length changes, WGPWRPT only when the previous
+ * frame was too short to be padded.
+ */
 static void enc_tx_work(struct work_struct *work)
 {
 	struct enc_priv *priv = container_of(work, struct enc_priv, tx_work);
 	struct net_device *ndev = priv->ndev;
 	struct sk_buff *skb;
+	unsigned int len, pad = 0;
+	int ret;
 
 	mutex_lock(&priv->lock);
 
@@ -451,32 +535,89 @@ static void enc_tx_work(struct work_struct *work)
 		priv->dstats.tx_timeouts++;
 		enc_stat_add(priv, &priv->nstats.tx_errors, 1);
 		enc_tx_reset(priv);
+		enc_tx_disarm_irq(priv);
 		priv->tx_inflight = false;
-		if (!READ_ONCE(priv->tx_skb))
-			enc_wake_queue(ndev);
+		/* the frame the stack is waiting on goes too */
+		skb = xchg(&priv->tx_skb, NULL);
+		if (skb) {
+			enc_stat_add(priv, &priv->nstats.tx_dropped, 1);
+			dev_kfree_skb(skb);
+		}
+		netif_trans_update(ndev);
+		enc_wake_queue(ndev);
+		goto out;
+	}
+
+	if (!READ_ONCE(priv->tx_skb) || priv->tx_irq_armed)
+		goto out;
+
+	if (priv->tx_inflight && netif_running(ndev)) {
+		u8 st[4];
+		u16 clear;
+
+		if (enc_sfr_read(priv, EIR, st, sizeof(st)))
+			goto out;
+		clear = enc_tx_done(priv, get_unaligned_le16(st),
+				    get_unaligned_le16(st + 2));
+		if (clear)
+			regmap_clear_bits(priv->map, EIR, clear);
+		if (priv->tx_inflight && enc_tx_arm_irq(priv))
+			goto out;
+	}
+
+	if (priv->inject_tx_hang) {
+		/* pretend the chip never takes it: the watchdog must act */
+		priv->inject_tx_hang--;
+		goto out;
 	}
 
 	skb = xchg(&priv->tx_skb, NULL);
 	if (!skb)
 		goto out;
 
+	len = skb->len;
 	if (!netif_running(ndev) || !netif_carrier_ok(ndev) ||
-	    skb->len > ENC_MAX_TX) {
+	    len > ENC_TX_SIZE) {
 		enc_stat_add(priv, &priv->nstats.tx_dropped, 1);
 		dev_kfree_skb(skb);
 		enc_wake_queue(ndev);
 		goto out;
 	}
 
-	if (enc_tx_frame(priv, skb->data, skb->len)) {
-		enc_stat_add(priv, &priv->nstats.tx_errors, 1);
-		dev_kfree_skb(skb);
-		enc_wake_queue(ndev);
-		goto out;
+	if (ENC_TX_SIZE - len <= ENC_TX_PAD_MAX)
+		pad = ENC_TX_SIZE - len;
+
+	ret = 0;
+	if (priv->tx_wrpt != ENC_TX_START)
+		ret = enc_ptr_write(priv, ENC_WGPWRPT, ENC_TX_START);
+	if (!ret)
+		ret = enc_tx_write(priv, skb->data, len, pad);
+	if (ret) {
+		priv->tx_wrpt = ENC_PTR_UNKNOWN;
+		goto err;
 	}
-	priv->tx_len = skb->len;
+	priv->tx_wrpt = (len + pad) % ENC_TX_SIZE;
+	if (len != priv->tx_etxlen) {
+		ret = enc_tx_set_len(priv, len);
+		if (ret) {
+			priv->tx_etxlen = 0;
+			goto err;
+		}
+		priv->tx_etxlen = len;
+	}
+	ret = enc_cmd(priv, ENC_SETTXRTS);
+	if (ret)
+		goto err;
+
+	priv->tx_len = len;
 	priv->tx_inflight = true;
 	dev_consume_skb_any(skb);
+	enc_wake_queue(ndev);
+	goto out;
+err:
+	enc_stat_add(priv, &priv->nstats.tx_errors, 1);
+	dev_kfree_skb(skb);
+	enc_wake_queue(ndev);
 out:
 	mutex_unlock(&priv->lock);
 }
@@ -509,11 +650,8 @@ static void enc_rx_mode_apply(struct enc_priv *priv)
 
 		fcon |= ERXFCON_HTEN;
 		netif_addr_lock_bh(ndev);
-		netdev_for_each_mc_addr(ha, ndev) {
-			u32 idx = (ether_crc(ETH_ALEN, ha->addr) >> 23) & 0x3f;
-
-			ht[idx >> 4] |= BIT(idx & 15);
-		}
+		netdev_for_each_mc_addr(ha, ndev)
+			enc_hash_add(ht, ha->addr);
 		netif_addr_unlock_bh(ndev);
 	}
 
@@ -587,6 +725,7 @@ static void enc_get_stats64(struct net_device *ndev,
 		s->rx_over_errors = u64_stats_read(&n->rx_over_errors);
 		s->rx_crc_errors = u64_stats_read(&n->rx_crc_errors);
 		s->rx_length_errors = u64_stats_read(&n->rx_length_errors);
+		s->multicast = u64_stats_read(&n->multicast);
 		s->tx_packets = u64_stats_read(&n->tx_packets);
 		s->tx_bytes = u64_stats_read(&n->tx_bytes);
 		s->tx_errors = u64_stats_read(&n->tx_errors);
@@ -599,21 +738,19 @@ static void enc_get_stats64(struct net_device *ndev,
 static int enc_open(struct net_device *ndev)
 {
 	struct enc_priv *priv = netdev_priv(ndev);
-	u16 estat;
 	int ret;
 
 	mutex_lock(&priv->lock);
 	priv->tx_inflight = false;
+	priv->tx_irq_armed = false;
+	priv->tx_wrpt = ENC_PTR_UNKNOWN;
+	priv->tx_etxlen = 0;
 	clear_bit(ENC_TX_TIMEOUT, &priv->flags);
 
-	netif_carrier_off(ndev);
 	enc_rx_mode_apply(priv);
 	regmap_clear_bits(priv->map, EIR, ENC_EIR_CLEARABLE);
 	ret = enc_rx_reset(priv);
-	if (!ret)
-		ret = enc_read16(priv, ESTAT, &estat);
 	if (!ret) {
-		enc_link_update(priv, estat);
 		priv->eie = ENC_EIE_RUN;
 		ret = regmap_write(priv->map, EIE, priv->eie | EIE_INTIE);
 	}
@@ -623,6 +760,7 @@ static int enc_open(struct net_device *ndev)
 		return ret;
 	}
 
+	phy_start(ndev->phydev);
 	netif_start_queue(ndev);
 	return 0;
 }
@@ -633,6 +771,7 @@ static int enc_stop(struct net_device *ndev)
 	struct sk_buff *skb;
 
 	netif_stop_queue(ndev);
+	phy_stop(ndev->phydev);
 
 	mutex_lock(&priv->lock);
 	enc_cmd(priv, ENC_CLREIE);
@@ -640,8 +779,13 @@ static int enc_stop(struct net_device *ndev)
 	regmap_write(priv->map, EIE, 0);
 	enc_cmd(priv, ENC_DISABLERX);
 	priv->tx_inflight = false;
+	priv->tx_irq_armed = false;
 	mutex_unlock(&priv->lock);
 
+	/* the pin is quiet now: let a running IRQ thread finish, then the
+	 * work it may have queued
+	 */
+	synchronize_irq(ndev->irq);
 	cancel_work_sync(&priv->tx_work);
 	cancel_work_sync(&priv->rx_mode_work);
 	clear_bit(ENC_TX_TIMEOUT, &priv->flags);
@@ -666,6 +810,7 @@ static const struct net_device_ops enc_netdev_ops = {
 	.ndo_validate_addr	= eth_validate_addr,
 	.ndo_tx_timeout		= enc_tx_timeout,
 	.ndo_get_stats64	= enc_get_stats64,
+	.ndo_eth_ioctl		= phy_do_ioctl_running,
 };
 
 /* Probe: reset (chip-facts section 7), identify, configure */
@@ -740,16 +885,50 @@ static int enc_hw_init(struct enc_priv *priv)
 	regmap_write(map, MACON2, MACON2_DEFAULT);
 	regmap_write(map, MABBIPG, MABBIPG_HALF);
 	regmap_write(map, MACLCON, MACLCON_DEFAULT);
-	ret = regmap_write(map, ERXFCON, ERXFCON_CRCEN | ERXFCON_RUNTEN |
-			   ERXFCON_UCEN | ERXFCON_BCEN);
+	/* the PHY (autonegotiation included) belongs to phylib */
+	return regmap_write(map, ERXFCON, ERXFCON_CRCEN | ERXFCON_RUNTEN |
+			    ERXFCON_UCEN | ERXFCON_BCEN);
+}
+
+static void enc_phy_disconnect(void *data)
+{
+	phy_disconnect(data);
+}
+
+static int enc_mdio_init(struct enc_priv *priv)
+{
+	struct device *dev = &priv->spi->dev;
+	struct phy_device *phydev;
+	struct mii_bus *bus;
+	int ret;
+
+	bus = devm_mdiobus_alloc(dev);
+	if (!bus)
+		return -ENOMEM;
+	bus->name = "enc424j600 internal PHY";
+	bus->priv = priv;
+	bus->parent = dev;
+	bus->read = enc_mdio_read;
+	bus->write = enc_mdio_write;
+	bus->phy_mask = ~BIT(0);
+	bus->irq[0] = PHY_MAC_INTERRUPT;	/* LINKIF -> phy_mac_interrupt() */
+	snprintf(bus->id, MII_BUS_ID_SIZE, "%s-mii", dev_name(dev));
+	ret = devm_mdiobus_register(dev, bus);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot register the mdio bus\n");
+
+	phydev = mdiobus_get_phy(bus, 0);
+	if (!phydev)
+		return dev_err_probe(dev, -ENODEV, "no PHY on the mdio bus\n");
+	ret = phy_connect_direct(priv->ndev, phydev, enc_adjust_link,
+				 PHY_INTERFACE_MODE_INTERNAL);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot attach the PHY\n");
+	ret = devm_add_action_or_reset(dev, enc_phy_disconnect, phydev);
 	if (ret)
 		return ret;
-
-	/* advertise 10/100 half/full + pause, restart autoneg; never wait */
-	mutex_lock(&priv->lock);
-	ret = enc_phy_restart_aneg(priv);
-	mutex_unlock(&priv->lock);
-	return ret;
+	phy_attached_info(phydev);
+	return 0;
 }
 
 static int enc_get_mac(struct enc_priv *priv)
@@ -786,6 +965,27 @@ static int enc_get_mac(struct enc_priv *priv)
 	return enc_write_mac(priv, ndev->dev_addr);
 }
 
+static struct dentry *enc_debugfs_root;
+
+static void enc_debugfs_remove(void *data)
+{
+	debugfs_remove_recursive(data);
+}
+
+/* <debugfs>/enc424j600/<spi device>/inject_tx_hang: the next N frames are
+ * left unsent with the queue stopped, as if TX had hung, so the TX
+ * watchdog path can be tested.
+ */
+static void enc_debugfs_init(struct enc_priv *priv)
+{
+	struct device *dev = &priv->spi->dev;
+	struct dentry *dir;
+
+	dir = debugfs_create_dir(dev_name(dev), enc_debugfs_root);
+	debugfs_create_u32("inject_tx_hang", 0600, dir, &priv->inject_tx_hang);
+	devm_add_action_or_reset(dev, enc_debugfs_remove, dir);
+}
+
 static int enc_probe(struct spi_device *spi)
 {
 	struct device *dev = &spi->dev;
@@ -819,9 +1019,12 @@ static int enc_probe(struct spi_device *spi)
 	INIT_WORK(&priv->rx_mode_work, enc_rx_mode_work);
 
 	priv->bufs = devm_kzalloc(dev, sizeof(*priv->bufs), GFP_KERNEL);
-	priv->rx_buf = devm_kmalloc(dev, ENC_RX_BUF_SIZE, GFP_KERNEL);
-	if (!priv->bufs || !priv->rx_buf)
+	priv->rx_buf = devm_kmalloc(dev, 1 + ENC_RX_BUF_SIZE, GFP_KERNEL);
+	priv->rx_cmd = devm_kzalloc(dev, 1 + ENC_RX_BUF_SIZE, GFP_KERNEL);
+	priv->tx_buf = devm_kmalloc(dev, 1 + ENC_TX_SIZE, GFP_KERNEL);
+	if (!priv->bufs || !priv->rx_buf || !priv->rx_cmd || !priv->tx_buf)
 		return -ENOMEM;
+	priv->rx_cmd[0] = ENC_RRXDATA;
 
 	ret = enc_soft_reset(priv);
 	if (ret)
@@ -847,6 +1050,9 @@ static int enc_probe(struct spi_device *spi)
 	ret = enc_get_mac(priv);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set the MAC address\n");
+	ret = enc_mdio_init(priv);
+	if (ret)
+		return ret;
 
 	ndev->netdev_ops = &enc_netdev_ops;
 	ndev->ethtool_ops = &enc_ethtool_ops;
@@ -865,6 +1071,7 @@ static int enc_probe(struct spi_device *spi)
 	ret = devm_register_netdev(dev, ndev);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot register netdev\n");
+	enc_debugfs_init(priv);
 
 	dev_info(dev, "%s: ENCX24J600 rev %u, MAC %pM, IRQ %d%s\n",
 		 ndev->name, priv->revid, ndev->dev_addr, spi->irq,
@@ -892,7 +1099,25 @@ static struct spi_driver enc_driver = {
 	.probe = enc_probe,
 	.id_table = enc_spi_id,
 };
-module_spi_driver(enc_driver);
+
+static int __init enc_init(void)
+{
+	int ret;
+
+	enc_debugfs_root = debugfs_create_dir(ENC_DRV_NAME, NULL);
+	ret = spi_register_driver(&enc_driver);
+	if (ret)
+		debugfs_remove_recursive(enc_debugfs_root);
+	return ret;
+}
+module_init(enc_init);
+
+static void __exit enc_exit(void)
+{
+	spi_unregister_driver(&enc_driver);
+	debugfs_remove_recursive(enc_debugfs_root);
+}
+module_exit(enc_exit);
 
 MODULE_DESCRIPTION("Microchip ENC424J600/ENC624J600 SPI Ethernet driver");
 MODULE_LICENSE("GPL");

@@ -207,29 +207,36 @@ static inline bool enc_is_macmii(unsigned int reg)
 #define ENC_RSV_LEN		6
 #define ENC_RX_HDR_LEN		(2 + ENC_RSV_LEN)
 
-/* SRAM layout (24 KiB): one TX buffer at 0x0000 big enough for a
- * 1518-byte VLAN frame without FCS, the rest is the RX ring.
+/* SRAM layout (24 KiB): one TX buffer at 0x0000 exactly as big as a
+ * 1518-byte VLAN frame without FCS, the rest is the RX ring.  The
+ * general purpose write pointer wraps from ERXST - 1 to 0x0000 (DS
+ * Eq. 3-1), so a frame written with filler up to the end of the TX
+ * buffer leaves EGPWRPT at the start of the buffer again: the next
+ * frame needs no WGPWRPT.
  */
 #define ENC_SRAM_END		0x5fff
 #define ENC_TX_START		0x0000
-#define ENC_RX_START		0x0600
+#define ENC_TX_SIZE		VLAN_ETH_FRAME_LEN			/* 1518 */
+#define ENC_RX_START		(ENC_TX_START + ENC_TX_SIZE)		/* 0x05ee */
 #define ENC_RX_SIZE		(ENC_SRAM_END + 1 - ENC_RX_START)
+#define ENC_TX_PAD_MAX		32	/* filler is cheaper than a WGPWRPT */
+#define ENC_PTR_UNKNOWN		0xffff
 #define ENC_UDA_OFF_ST		0x6000	/* park the user area outside SRAM */
 #define ENC_UDA_OFF_ND		0x6001
 
 #define ENC_MAX_FRAME		(VLAN_ETH_FRAME_LEN + ETH_FCS_LEN)	/* 1522 */
 #define ENC_MAX_TX		VLAN_ETH_FRAME_LEN			/* 1518 */
 
-/* Bus sizing */
-#define ENC_RX_BUF_SIZE		8192	/* bounded RRXDATA burst */
+/* Bus sizing: one RRXDATA burst can take the whole ring */
+#define ENC_RX_BUF_SIZE		ENC_RX_SIZE
 #define ENC_SFR_XFER_MAX	ENC_SFR_SIZE
-#define ENC_MAX_DEC_XFERS	32	/* SETPKTDECs per spi_message */
+#define ENC_MAX_DEC_CHAIN	28	/* SETPKTDECs leading one WCRU */
 
 /* Everything the SPI controller may DMA to or from: kmalloc'ed, aligned */
 struct enc_dma_bufs {
 	u8 tx[2 + ENC_SFR_XFER_MAX] ____cacheline_aligned;
-	u8 rx[ENC_SFR_XFER_MAX] ____cacheline_aligned;
-	/* TX-direction-only scratch for multi-transfer messages */
+	u8 rx[2 + ENC_SFR_XFER_MAX] ____cacheline_aligned;
+	/* TX-only scratch: chained SETPKTDECs + the ERXTAIL write */
 	u8 cmd[32] ____cacheline_aligned;
 };
 
@@ -252,6 +259,7 @@ struct enc_drv_stats {
 	u64 rx_pkt_full;
 	u64 rx_bad_frames;
 	u64 rx_resets;
+	u64 rx_rewinds;
 	u64 tx_aborts;
 	u64 tx_resets;
 	u64 tx_timeouts;
@@ -268,6 +276,7 @@ struct enc_net_stats {
 	u64_stats_t rx_over_errors;
 	u64_stats_t rx_crc_errors;
 	u64_stats_t rx_length_errors;
+	u64_stats_t multicast;
 	u64_stats_t tx_packets;
 	u64_stats_t tx_bytes;
 	u64_stats_t tx_errors;
@@ -290,7 +299,6 @@ struct enc_priv {
 	/* Bus layer: serialises every SPI message and the DMA buffers */
 	struct mutex bus_lock;
 	struct enc_dma_bufs *bufs;
-	struct spi_transfer dec_xfers[ENC_MAX_DEC_XFERS + 1];
 	struct enc_bus_stats bstats;
 
 	/* Device state: held by the IRQ thread, the work items and the
@@ -298,11 +306,16 @@ struct enc_priv {
 	 * lock -> regmap lock -> bus_lock.
 	 */
 	struct mutex lock;
-	u8 *rx_buf;		/* ENC_RX_BUF_SIZE, kmalloc'ed */
+	u8 *rx_buf;		/* 1 + ENC_RX_BUF_SIZE: RRXDATA answer */
+	u8 *rx_cmd;		/* 1 + ENC_RX_BUF_SIZE: RRXDATA, zeros */
+	u8 *tx_buf;		/* 1 + ENC_TX_SIZE: WGPDATA + frame + pad */
 	u16 rx_rdpt;		/* where ERXRDPT points (next frame) */
 	u16 eie;		/* enabled interrupt sources while up */
-	bool tx_inflight;
+	bool tx_inflight;	/* SETTXRTS sent, completion not seen yet */
+	bool tx_irq_armed;	/* TXIE enabled: waiting for a slow TX */
 	unsigned int tx_len;
+	u16 tx_wrpt;		/* where EGPWRPT points, or ENC_PTR_UNKNOWN */
+	u16 tx_etxlen;		/* ETXLEN in the chip, 0 = unknown */
 	bool full_duplex;
 	bool irq_edge;
 	unsigned int rx_stall;
@@ -315,6 +328,9 @@ struct enc_priv {
 	struct work_struct rx_mode_work;
 
 	struct enc_net_stats nstats;
+
+	/* debugfs fault injection: TX starts to swallow (watchdog test) */
+	u32 inject_tx_hang;
 };
 
 /* enc424j600-bus.c: raw SPI and the regmap bus */
@@ -325,14 +341,15 @@ int enc_sfr_write(struct enc_priv *priv, u8 addr, const void *buf, size_t len);
 int enc_read16(struct enc_priv *priv, u8 addr, u16 *val);
 int enc_write16(struct enc_priv *priv, u8 addr, u16 val);
 int enc_ptr_write(struct enc_priv *priv, u8 op, u16 addr);
-int enc_rx_read(struct enc_priv *priv, u8 *buf, size_t len);
+int enc_rx_read(struct enc_priv *priv, size_t len);
 int enc_rx_release(struct enc_priv *priv, unsigned int frames, u16 tail);
-int enc_tx_frame(struct enc_priv *priv, const void *data, unsigned int len);
+int enc_tx_write(struct enc_priv *priv, const void *data, unsigned int len,
+		 unsigned int pad);
+int enc_tx_set_len(struct enc_priv *priv, unsigned int len);
 
 /* enc424j600-main.c */
 int enc_phy_read(struct enc_priv *priv, u8 reg, u16 *val);
 int enc_phy_write(struct enc_priv *priv, u8 reg, u16 val);
-int enc_phy_restart_aneg(struct enc_priv *priv);
 
 /* enc424j600-ethtool.c */
 extern const struct ethtool_ops enc_ethtool_ops;

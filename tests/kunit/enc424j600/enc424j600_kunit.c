@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * KUnit tests of the enc424j600 driver's pure logic
+/* KUnit tests of the enc424j600 driver's pure logic
  * (drivers/net/encx24j600/enc424j600-logic.h): RX ring pointers and the
  * ERXTAIL wrap, RX header and receive status vector parsing, the multicast
  * hash bit and the BFSU/BFCU split of an update_bits request.
@@ -12,8 +11,7 @@
 
 #include "enc424j600-logic.h"
 
-/*
- * The ring layout obeys the datasheet: the RX ring runs from an even ERXST
+/* The ring layout obeys the datasheet: the RX ring runs from an even ERXST
  * to the end of SRAM, and the TX buffer below it holds a VLAN frame.
  */
 static void enc_test_ring_layout(struct kunit *test)
@@ -177,8 +175,7 @@ static void enc_test_rx_hdr_check(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, enc_rx_hdr_check(&h, 0x1000));
 }
 
-/*
- * The Ethernet CRC the hash uses, bit by bit (IEEE 802.3: polynomial
+/* The Ethernet CRC the hash uses, bit by bit (IEEE 802.3: polynomial
  * 0x04c11db7, all ones preset, data LSB first, not complemented), so the
  * driver's ether_crc() based index is checked against an independent
  * computation.

@@ -1,0 +1,112 @@
+"""Static checks of the driver and its device tree binding, and the DT
+properties the driver honours."""
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+
+from lib.board import BUILD, IMAGES, OURS, Board
+from test_driver import check_no_splats
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+DRV = os.path.join(TOP, "drivers", "net", "encx24j600")
+KSRC = os.path.join(BUILD, "linux", "src")
+BINDING = os.path.join(TOP, "dts", "bindings", "microchip,encx24j600.yaml")
+DTB = os.path.join(IMAGES, "versatile-pb-encx24j600.dtb")
+NODE = "/amba/spi@101f4000/ethernet@0"
+
+
+def run(cmd, logdir, name, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    with open(os.path.join(logdir, f"{name}.log"), "a") as f:
+        f.write(f"$ {' '.join(cmd)}\n{p.stdout}{p.stderr}\n")
+    return p
+
+
+def test_driver_checkpatch_strict(logdir):
+    files = sorted(glob.glob(os.path.join(DRV, "*.[ch]")))
+    assert files, "no driver sources"
+    bad = []
+    for f in files:
+        p = run([os.path.join(KSRC, "scripts", "checkpatch.pl"), "--strict", "--no-tree",
+                 "--show-types", "-f", f], logdir, "checkpatch", timeout=120)
+        if p.returncode != 0 or "total: 0 errors, 0 warnings, 0 checks" not in p.stdout:
+            bad.append(f"{os.path.basename(f)}:\n{p.stdout[-1500:]}")
+    assert not bad, "\n".join(bad)
+    return f"{len(files)} files clean"
+
+
+def test_driver_w1_sparse_clean(logdir):
+    # driver-check builds its own copy (build/driver-check): the module the
+    # guest images hold is left alone
+    p = run(["make", "-C", TOP, "--no-print-directory", "driver-check"],
+            logdir, "driver-check", timeout=600)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    assert "W=1 and sparse clean" in p.stdout, p.stdout[-1000:]
+
+
+test_driver_w1_sparse_clean.timeout = 900
+
+
+def schema_tree(tmp):
+    """The binding plus the kernel schemas it references, laid out as a
+    bindings tree so that dt-schema resolves $id and $ref."""
+    kb = os.path.join(KSRC, "Documentation", "devicetree", "bindings")
+    os.makedirs(os.path.join(tmp, "net"))
+    os.makedirs(os.path.join(tmp, "spi"))
+    shutil.copy(os.path.join(kb, "net", "ethernet-controller.yaml"), os.path.join(tmp, "net"))
+    for f in ("spi-peripheral-props.yaml", "cdns,qspi-nor-peripheral-props.yaml",
+              "samsung,spi-peripheral-props.yaml", "nvidia,tegra210-quad-peripheral-props.yaml"):
+        shutil.copy(os.path.join(kb, "spi", f), os.path.join(tmp, "spi"))
+    shutil.copy(BINDING, os.path.join(tmp, "net"))
+    return os.path.join(tmp, "net", os.path.basename(BINDING))
+
+
+def test_driver_dt_binding_validates(logdir):
+    """dt-doc-validate on the binding, dt-validate of the merged dtb against
+    it; a dtb with a bad node must be rejected (the check can fail)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        doc = schema_tree(os.path.join(tmp, "b"))
+        p = run(["dt-doc-validate", "-u", os.path.join(tmp, "b"), doc], logdir, "dt-schema")
+        assert p.returncode == 0 and not p.stdout.strip() and not p.stderr.strip(), \
+            f"dt-doc-validate:\n{p.stdout}{p.stderr}"
+        schema = os.path.join(tmp, "processed.json")
+        p = run(["dt-mk-schema", "-j", os.path.join(tmp, "b")], logdir, "dt-schema")
+        assert p.returncode == 0, p.stderr[-1500:]
+        with open(schema, "w") as f:
+            f.write(p.stdout)
+        p = run(["dt-validate", "-s", schema, DTB], logdir, "dt-schema")
+        ours = [l for l in (p.stdout + p.stderr).splitlines() if "ethernet@0" in l]
+        assert not ours, "the merged dtb fails the binding:\n" + "\n".join(ours)
+        bad = os.path.join(tmp, "bad.dtb")
+        shutil.copy(DTB, bad)
+        subprocess.run(["fdtput", "-t", "i", bad, NODE, "spi-max-frequency", "20000000"], check=True)
+        subprocess.run(["fdtput", "-d", bad, NODE, "interrupts"], check=True)
+        p = run(["dt-validate", "-s", schema, bad], logdir, "dt-schema")
+        out = p.stdout + p.stderr
+        assert "greater than the maximum" in out and "'interrupts' is a required property" in out, \
+            f"dt-validate accepted a broken node:\n{out[-1500:]}"
+    return "binding and merged dtb valid; a broken node is rejected"
+
+
+def test_driver_dt_local_mac_address(logdir):
+    """local-mac-address in the DT wins over the chip's factory MAC."""
+    mac = "02:00:00:5a:5b:5c"
+    with tempfile.TemporaryDirectory() as tmp:
+        dtb = os.path.join(tmp, "mac.dtb")
+        shutil.copy(DTB, dtb)
+        subprocess.run(["fdtput", "-t", "bx", dtb, NODE, "local-mac-address",
+                        *mac.split(":")], check=True)
+        # a second -dtb on the command line overrides the board's default
+        with Board(logdir, mac="52:54:00:12:34:56", extra_qemu=["-dtb", dtb]) as b:
+            b.load_driver(OURS)
+            got = b.out("cat /sys/class/net/eth0/address")
+            assert got == mac, f"eth0 has {got}, the DT says {mac}"
+            d = b.out("ethtool -d eth0 raw on | od -An -v -tx1 -j 96 -N 6").split()
+            assert ":".join([d[4], d[5], d[2], d[3], d[0], d[1]]) == mac, f"MAADR {d}"
+            b.net_up()
+            out = b.out("ping -c 3 -i 0.2 -W 2 10.0.2.2", timeout=20)
+            assert " 0% packet loss" in out, out
+            check_no_splats(b)
+    return f"MAC {mac} from local-mac-address"

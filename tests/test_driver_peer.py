@@ -1,0 +1,199 @@
+"""Our driver against a crafted-frame peer on a socket netdev (tests/lib/peer.py):
+receive filters (multicast hash, promiscuous, all-multicast), VLAN-size
+frames, FCS stripping, and the receive ring's tail wrap at the ring start.
+"""
+import struct
+import time
+
+from lib.board import OURS, Board
+from lib.peer import PEER_MAC, Peer, ether_crc_index, frame, icmp_echo_reply
+from test_driver import check_no_splats, link_stats
+
+GUEST_MAC = "52:54:00:12:34:56"
+SRAM_END = 0x5fff
+
+
+def boot_peer(logdir):
+    peer = Peer()
+    b = Board(logdir, mac=GUEST_MAC, nic=f"socket,connect=127.0.0.1:{peer.port}")
+    try:
+        b.start()
+        peer.accept()
+        b.load_driver(OURS)
+        b.run("ip link set eth0 up && wait-carrier eth0 1 5")
+    except Exception:
+        b.stop()
+        peer.close()
+        raise
+    return b, peer
+
+
+def regs(b):
+    """The driver's register dump (ethtool -d raw) as bytes."""
+    out = b.out("ethtool -d eth0 raw on | od -An -v -tx1")
+    return bytes(int(x, 16) for x in out.split())
+
+
+def reg16(dump, addr):
+    return struct.unpack_from("<H", dump, addr)[0]
+
+
+def send_and_count(b, peer, frames, gap=0.002):
+    before = link_stats(b)
+    for f in frames:
+        peer.send(f)
+        time.sleep(gap)
+    time.sleep(0.5)
+    after = link_stats(b)
+    return {k: after[k] - before[k] for k in after}
+
+
+def two_groups():
+    """A multicast group and a second one whose hash bit differs."""
+    joined = "01:00:5e:01:02:03"
+    idx = ether_crc_index(joined)
+    for last in range(256):
+        other = f"01:00:5e:01:02:{last:02x}"
+        if ether_crc_index(other) != idx:
+            return joined, other, idx, ether_crc_index(other)
+    raise AssertionError("no group with a different hash bit")
+
+
+def test_driver_multicast_hash_filter(logdir):
+    b, peer = boot_peer(logdir)
+    try:
+        joined, other, i1, i2 = two_groups()
+        b.run(f"ip maddr add {joined} dev eth0")
+        time.sleep(0.3)
+        d = regs(b)
+        ht = sum(reg16(d, 0x20 + 2 * i) << (16 * i) for i in range(4))
+        erxfcon = reg16(d, 0x34)
+        assert erxfcon & 0x8000, f"ERXFCON 0x{erxfcon:04x}: hash filter not enabled"
+        assert ht & (1 << i1), f"hash table 0x{ht:016x} lacks bit {i1} of {joined}"
+        assert not ht & (1 << i2), f"hash table 0x{ht:016x} has bit {i2} of {other}"
+        n = 10
+        got = send_and_count(b, peer, [frame(joined, payload=bytes(46))] * n)
+        assert got["rx_packets"] == n and got["multicast"] == n, \
+            f"{n} frames to joined {joined}: driver counted {got}"
+        got = send_and_count(b, peer, [frame(other, payload=bytes(46))] * n)
+        assert got["rx_packets"] == 0, \
+            f"frames to {other} (hash bit {i2}, not set) were received: {got}"
+        # all-multicast takes every group
+        b.run("ip link set eth0 allmulticast on")
+        time.sleep(0.3)
+        got = send_and_count(b, peer, [frame(other, payload=bytes(46))] * n)
+        assert got["rx_packets"] == n, f"allmulticast: {got['rx_packets']} of {n} received"
+        b.run("ip link set eth0 allmulticast off")
+        time.sleep(0.3)
+        got = send_and_count(b, peer, [frame(other, payload=bytes(46))] * n)
+        assert got["rx_packets"] == 0, "allmulticast off still receives other groups"
+        check_no_splats(b)
+        return f"{joined} -> bit {i1} received, {other} -> bit {i2} filtered"
+    finally:
+        b.stop()
+        peer.close()
+
+
+def test_driver_promiscuous(logdir):
+    b, peer = boot_peer(logdir)
+    try:
+        stranger = "02:11:22:33:44:55"
+        n = 10
+        got = send_and_count(b, peer, [frame(stranger, payload=bytes(46))] * n)
+        assert got["rx_packets"] == 0, f"unicast to {stranger} received without promisc"
+        b.run("ip link set eth0 promisc on")
+        time.sleep(0.3)
+        got = send_and_count(b, peer, [frame(stranger, payload=bytes(46))] * n)
+        assert got["rx_packets"] == n, f"promisc: {got['rx_packets']} of {n} received"
+        b.run("ip link set eth0 promisc off")
+        time.sleep(0.3)
+        got = send_and_count(b, peer, [frame(stranger, payload=bytes(46))] * n)
+        assert got["rx_packets"] == 0, "promisc off still receives other unicast"
+        check_no_splats(b)
+    finally:
+        b.stop()
+        peer.close()
+
+
+def test_driver_fcs_stripped(logdir):
+    b, peer = boot_peer(logdir)
+    try:
+        sizes = [60, 61, 100, 1000, 1514]
+        got = send_and_count(b, peer, [frame(GUEST_MAC, payload=bytes(n - 14)) for n in sizes])
+        assert got["rx_packets"] == len(sizes), got
+        assert got["rx_bytes"] == sum(sizes), \
+            f"rx_bytes {got['rx_bytes']} for frames of {sizes} (sum {sum(sizes)}): FCS not stripped?"
+        check_no_splats(b)
+    finally:
+        b.stop()
+        peer.close()
+
+
+def test_driver_vlan_1522_frames(logdir):
+    """A VLAN interface pings the peer with 1472-byte payloads: 1518-byte
+    tagged frames, 1522 bytes on the wire with the FCS, both ways."""
+    b, peer = boot_peer(logdir)
+    try:
+        peer.responders.append(icmp_echo_reply)
+        pm = ":".join(f"{x:02x}" for x in PEER_MAC)
+        b.run("ip link add link eth0 name eth0.5 type vlan id 5 && "
+              "ip addr add 192.168.5.1/24 dev eth0.5 && ip link set eth0.5 up && "
+              f"ip neigh add 192.168.5.2 lladdr {pm} dev eth0.5")
+        out = b.out("ping -c 3 -W 2 -s 1472 192.168.5.2", timeout=20)
+        sent = peer.recv(timeout=1, match=lambda f: len(f) == 1518)
+        assert sent and struct.unpack_from("!HH", sent, 12) == (0x8100, 5), \
+            "the peer saw no 1518-byte frame tagged with VLAN 5"
+        assert " 0% packet loss" in out, f"ping over the VLAN:\n{out}"
+        check_no_splats(b)
+        return "1518-byte tagged frames both ways"
+    finally:
+        b.stop()
+        peer.close()
+
+
+def lengths_to_fill(d):
+    """Frame lengths (no FCS, even, 60..1514) whose ring footprint (8-byte
+    header + frame + 4-byte FCS) adds up to exactly d bytes."""
+    n = max(1, -(-d // 1200))
+    while True:
+        base = (d // n) & ~1
+        lens = [base - 12] * (n - 1) + [d - base * (n - 1) - 12]
+        if all(60 <= x <= 1514 for x in lens):
+            return lens
+        n += 1
+
+
+def test_driver_erxtail_wrap_at_ring_start(logdir):
+    """Fill the ring exactly to its end, so the next-packet pointer of the
+    last frame is ERXST: ERXTAIL must become 0x5FFE (the in-tree driver
+    writes ERXST - 2, outside the ring).  Then wrap the ring many times."""
+    b, peer = boot_peer(logdir)
+    try:
+        d = regs(b)
+        erxst, head = reg16(d, 0x04), reg16(d, 0x08)
+        if head == erxst:
+            fill = SRAM_END + 1 - erxst
+        else:
+            fill = SRAM_END + 1 - head
+        lens = lengths_to_fill(fill)
+        got = send_and_count(b, peer, [frame(GUEST_MAC, payload=bytes(n - 14)) for n in lens])
+        assert got["rx_packets"] == len(lens), f"{len(lens)} frames sent, {got}"
+        d = regs(b)
+        tail, head2 = reg16(d, 0x06), reg16(d, 0x08)
+        assert head2 == erxst, f"ERXHEAD 0x{head2:04x} after filling to the end (ERXST 0x{erxst:04x})"
+        assert tail == SRAM_END - 1, \
+            f"ERXTAIL 0x{tail:04x} with the next frame at ERXST; expected 0x{SRAM_END - 1:04x}"
+        # many more wraps: everything arrives, no ring resets
+        ring = SRAM_END + 1 - erxst
+        frames = [frame(GUEST_MAC, payload=bytes(n - 14)) for n in (1514, 700, 60, 1200, 333)] * 60
+        total = sum(len(f) + 12 for f in frames)
+        got = send_and_count(b, peer, frames, gap=0.003)
+        drv = b.out("ethtool -S eth0 | grep -E 'rx_resets|rx_rewinds'")
+        assert got["rx_packets"] == len(frames) and got["rx_errors"] == 0, \
+            f"{len(frames)} frames ({total / ring:.1f} ring wraps): {got}; {drv}"
+        assert "rx_resets: 0" in drv, drv
+        check_no_splats(b)
+        return f"tail 0x{tail:04x} at the ring start; {total / ring:.1f} more wraps clean"
+    finally:
+        b.stop()
+        peer.close()
