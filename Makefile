@@ -9,7 +9,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo test bench deps kernel driver driver-check kunit qemu rootfs images build clean distclean
+.PHONY: all demo test bench deps kernel driver driver-check kunit kunit-check qemu rootfs images build clean distclean
 
 all: demo
 
@@ -24,6 +24,9 @@ driver: kernel
 
 driver-check: kernel
 	@$(S)/build-driver.sh check
+
+kunit-check: kernel
+	@$(S)/build-kunit.sh check
 
 kunit: kernel
 	@$(S)/build-kunit.sh

@@ -4,6 +4,8 @@
 # first, W=1, and any warning fails the build.  The driver's headers are
 # copied next to the driver's tests (include/), so they test the driver's
 # own inline logic.
+#   build-kunit.sh          build the modules (W=1)
+#   build-kunit.sh check    a separate W=1 + sparse (C=2) build; any warning fails
 . "$(dirname "$0")/lib.sh"
 
 KSRC=$BUILD/linux/src
@@ -11,6 +13,13 @@ KOBJ=$BUILD/linux/obj
 SRCDIR=$TOP/tests/kunit
 DRV=$TOP/drivers/net/encx24j600
 OUT=$BUILD/kunit
+CHECK=
+if [ "${1:-}" = check ]; then
+	need_cmd sparse sparse
+	OUT=$BUILD/kunit-check
+	CHECK="C=2"
+	rm -rf "$OUT"
+fi
 [ -f "$KOBJ/Module.symvers" ] || die "kernel not built: run scripts/build-kernel.sh (or make kernel) first"
 
 mods=()
@@ -28,7 +37,7 @@ built() {
 		compgen -G "$OUT/$m/*.ko" >/dev/null || return 1
 	done
 }
-if stamp_ok "$OUT/.stamp" "$hash" && built; then
+if [ -z "$CHECK" ] && stamp_ok "$OUT/.stamp" "$hash" && built; then
 	say "kunit modules: up to date"
 	exit 0
 fi
@@ -36,7 +45,7 @@ rm -f "$OUT/.stamp"
 
 ccache_env
 CC="${LINUX_CROSS}gcc"
-command -v ccache >/dev/null && CC="ccache $CC"
+[ -z "$CHECK" ] && command -v ccache >/dev/null && CC="ccache $CC"
 
 build_all() {
 	set -e
@@ -59,12 +68,16 @@ build_all() {
 		rsync -a --checksum --delete "$DRV"/*.h "$OUT/$m/include/"
 		echo "--- $m"
 		make -C "$KSRC" O="$KOBJ" ARCH="$LINUX_ARCH" CROSS_COMPILE="$LINUX_CROSS" \
-			CC="$CC" M="$OUT/$m" W=1 modules
+			CC="$CC" M="$OUT/$m" W=1 $CHECK modules
 	done
 }
-log=$LOGS/kunit-build.log
-run_step "building KUnit test modules (${mods[*]})" "$log" build_all
-if grep -E 'warning:' "$log"; then
+log=$LOGS/kunit-build${CHECK:+-check}.log
+run_step "building KUnit test modules (${mods[*]})${CHECK:+ with W=1 and sparse}" "$log" build_all
+if grep -E 'warning:|error:' "$log"; then
 	die "the KUnit modules' build has warnings (log: ${log#"$TOP"/})"
+fi
+if [ -n "$CHECK" ]; then
+	say "kunit modules: W=1 and sparse clean"
+	exit 0
 fi
 stamp_set "$OUT/.stamp" "$hash"
