@@ -9,7 +9,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo test bench deps kernel driver driver-check kunit kunit-check qemu rootfs images build clean distclean
+.PHONY: all demo test bench fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan rootfs images build clean distclean
 
 all: demo
 
@@ -34,13 +34,17 @@ kunit: kernel
 qemu: deps
 	@$(S)/build-qemu.sh
 
+# QEMU with ASan + UBSan, for the fuzz runs
+qemu-asan: deps
+	@SANITIZE=1 $(S)/build-qemu.sh
+
 rootfs: driver kunit kernel
 	@$(S)/build-rootfs.sh
 
 images: kernel rootfs
 	@$(S)/build-images.sh
 
-build: qemu images
+build: qemu qemu-asan images
 
 demo: build
 	@python3 $(S)/demo.py
@@ -53,6 +57,10 @@ clean:
 
 distclean:
 	rm -rf build
+
+# One million random SPI commands against the model on the ASan build
+fuzz: qemu-asan
+	@python3 $(S)/fuzz-model.py
 
 bench: build
 	@python3 $(S)/bench.py

@@ -76,7 +76,13 @@ if ! stamp_ok "$OBJ/.config-stamp" "$cfg_hash"; then
 	stamp_set "$OBJ/.config-stamp" "$cfg_hash"
 fi
 bin_hash=$(INPUTS_EXTRA="$series_hash $cfg_hash" inputs_hash /dev/null)
-if stamp_ok "$OBJ/.stamp" "$bin_hash" && [ -x "$OBJ/qemu-system-arm" ] && [ -x "$OBJ/tests/qtest/encx24j600-test" ]; then
+# The model's qtests, and QEMU's own qtests that cover versatilepb
+QTESTS="encx24j600-test encx24j600-fuzz-test qom-test test-hmp device-introspect-test"
+built=yes
+for t in qemu-system-arm $(printf 'tests/qtest/%s ' $QTESTS); do
+	[ -x "$OBJ/$t" ] || built=no
+done
+if stamp_ok "$OBJ/.stamp" "$bin_hash" && [ $built = yes ]; then
 	say "QEMU: up to date"
 	exit 0
 fi
@@ -84,5 +90,5 @@ rm -f "$OBJ/.stamp"
 ccache_env
 run_step "building QEMU (about 6 min on 2 cores the first time)" \
 	"$LOGS/qemu-build$([ "${SANITIZE:-0}" = 1 ] && echo -asan).log" \
-	ninja -C "$OBJ" qemu-system-arm tests/qtest/encx24j600-test
+	ninja -C "$OBJ" qemu-system-arm $(printf 'tests/qtest/%s ' $QTESTS)
 stamp_set "$OBJ/.stamp" "$bin_hash"

@@ -126,8 +126,7 @@ class Board:
         # The console is read all the time, not only while a test waits:
         # a guest printing while the host runs iperf3 would otherwise stall
         # in its UART once the socket buffer is full.
-        self._reader = threading.Thread(target=self._read_console, daemon=True)
-        self._reader.start()
+        self._start_reader()
         self.qmp = QMP(self.qmp_path)
         self.qmp.connect()
         self.expect(READY, timeout=boot_timeout, what="guest boot")
@@ -181,6 +180,11 @@ class Board:
         self.stop()
 
     # --- console --------------------------------------------------------
+    def _start_reader(self):
+        """Read the console socket (self.con) from a thread of its own."""
+        self._reader = threading.Thread(target=self._read_console, daemon=True)
+        self._reader.start()
+
     def _read_console(self):
         con = self.con
         while True:

@@ -1,0 +1,25 @@
+"""Hardening of the ENCX24J600 model: a short randomized run.
+
+20,000 random chip-select framed SPI commands and random frames of 0 to
+65535 bytes against the ASan+UBSan build of QEMU; any sanitizer report,
+crash or hang fails.  `make fuzz` runs the long version (one million
+commands) with the same driver, scripts/fuzz-model.py.
+"""
+import importlib.util
+import os
+import random
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location(
+    "fuzz_model", os.path.join(HERE, "..", "scripts", "fuzz-model.py"))
+fuzz_model = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fuzz_model)
+
+
+def test_model_fuzz_short(logdir):
+    seed = int(os.environ.get("ENCX_FUZZ_SEED", random.randrange(1, 1 << 30)))
+    return fuzz_model.run(20000, seed, logdir, jobs=1, timeout=240)
+
+
+# Builds the ASan QEMU first if `make qemu-asan` has not.
+test_model_fuzz_short.timeout = 1500
