@@ -24,6 +24,7 @@ static const char enc_bus_stat_names[][ETH_GSTRING_LEN] = {
 static const char enc_drv_stat_names[][ETH_GSTRING_LEN] = {
 	"irqs",
 	"rx_batches",
+	"rx_deferrals",
 	"rx_overruns",
 	"rx_pkt_full",
 	"rx_bad_frames",

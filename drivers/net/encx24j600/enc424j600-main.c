@@ -37,6 +37,15 @@ MODULE_PARM_DESC(offload,
 /* TXIE is not among them: see enc_tx_done() */
 #define ENC_EIE_RUN	(EIE_LINKIE | EIE_PKTIE | EIE_TXABTIE | EIE_RXABTIE | \
 			 EIE_PCFULIE)
+/* A received backlog of this many frames means the bus cannot keep up
+ * with the wire: RX moves from the (real-time) IRQ thread to rx_work, an
+ * ordinary task, so that a flood cannot starve user space.
+ */
+#define ENC_RX_DEFER_FRAMES	8
+/* Batches rx_work takes before it lets other work items run */
+#define ENC_RX_WORK_BATCHES	4
+
+#define ENC_EIR_RX_OVERFLOW (EIR_RXABTIF | EIR_PCFULIF)
 #define ENC_EIR_CLEARABLE (EIR_LINKIF | EIR_DMAIF | EIR_TXIF | EIR_TXABTIF | \
 			   EIR_RXABTIF | EIR_PCFULIF)
 
@@ -334,8 +343,8 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
  * Should the burst have read past the last counted frame (an inconsistent
  * ERXHEAD), ERXRDPT is moved back to it, so nothing is lost or repeated.
  */
-static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
-		   bool pktif)
+static unsigned int enc_rx(struct enc_priv *priv, u16 head,
+			   unsigned int pktcnt, bool pktif)
 {
 	u8 *buf = priv->rx_buf + 1;
 	u16 pos = priv->rx_rdpt;
@@ -345,7 +354,7 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 
 	if (!enc_rx_ptr_ok(head)) {
 		enc_rx_corrupt(priv, "ERXHEAD", head);
-		return;
+		return 0;
 	}
 
 	pending = enc_rx_dist(pos, head);
@@ -353,7 +362,7 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 		/* PKTIF with nothing in the ring twice in a row: resync */
 		if (pktif && ++priv->rx_stall > 1)
 			enc_rx_corrupt(priv, "PKTCNT", head);
-		return;
+		return 0;
 	}
 	priv->rx_stall = 0;
 	priv->dstats.rx_batches++;
@@ -362,7 +371,7 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 	have = min_t(u32, pending, ENC_RX_BUF_SIZE);
 	if (enc_rx_read(priv, have)) {
 		enc_rx_corrupt(priv, "SPI error", pos);
-		return;
+		return 0;
 	}
 
 	local_bh_disable();
@@ -388,20 +397,93 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 
 	if (bad && !frames) {
 		enc_rx_corrupt(priv, bad, pos);
-		return;
+		return 0;
 	}
 	if (off != have) {
 		/* read past the last complete frame: rewind ERXRDPT */
 		priv->dstats.rx_rewinds++;
 		if (enc_ptr_write(priv, ENC_WRXRDPT, pos)) {
 			enc_rx_corrupt(priv, "SPI error", pos);
-			return;
+			return 0;
 		}
 	}
 
 	priv->rx_rdpt = pos;
-	if (enc_rx_release(priv, frames, enc_rx_tail(pos)))
+	if (enc_rx_release(priv, frames, enc_rx_tail(pos))) {
 		enc_rx_corrupt(priv, "SPI error", pos);
+		return 0;
+	}
+	return frames;
+}
+
+/* Count the overflow flags in @eir; returns those to clear */
+static u16 enc_rx_overflows(struct enc_priv *priv, u16 eir)
+{
+	if (eir & EIR_RXABTIF) {
+		priv->dstats.rx_overruns++;
+		enc_stat_add(priv, &priv->nstats.rx_over_errors, 1);
+	}
+	if (eir & EIR_PCFULIF)
+		priv->dstats.rx_pkt_full++;
+	return eir & ENC_EIR_RX_OVERFLOW;
+}
+
+/* Interrupt sources that rx_work polls instead while it runs */
+#define ENC_EIE_RX_DEFERRED	(EIE_PKTIE | EIE_RXABTIE | EIE_PCFULIE)
+
+/* The bus is behind the wire: mask the RX interrupts and let rx_work
+ * drain the ring at normal priority.  One BFCU now and one BFSU when the
+ * ring is empty again.
+ */
+static void enc_rx_defer(struct enc_priv *priv)
+{
+	lockdep_assert_held(&priv->lock);
+
+	priv->rx_deferred = true;
+	priv->dstats.rx_deferrals++;
+	regmap_clear_bits(priv->map, EIE, priv->eie & ENC_EIE_RX_DEFERRED);
+	schedule_work(&priv->rx_work);
+}
+
+static void enc_rx_undefer(struct enc_priv *priv)
+{
+	priv->rx_deferred = false;
+	/* the flags are levels: whatever happened meanwhile interrupts now */
+	if (priv->eie & ENC_EIE_RX_DEFERRED)
+		regmap_set_bits(priv->map, EIE, priv->eie & ENC_EIE_RX_DEFERRED);
+}
+
+static void enc_rx_work(struct work_struct *work)
+{
+	struct enc_priv *priv = container_of(work, struct enc_priv, rx_work);
+	u8 st[ENC_ST_LEN];
+	unsigned int n, pktcnt;
+	u16 clear;
+
+	mutex_lock(&priv->lock);
+	for (n = 0; n < ENC_RX_WORK_BATCHES && priv->rx_deferred; n++) {
+		if (enc_sfr_read(priv, ENC_ST_FIRST, st, sizeof(st))) {
+			/* leave it to the interrupt */
+			enc_rx_undefer(priv);
+			break;
+		}
+		clear = enc_rx_overflows(priv, ENC_ST(st, EIR));
+		if (clear)
+			regmap_clear_bits(priv->map, EIR, clear);
+		pktcnt = ENC_ST(st, ESTAT) & ESTAT_PKTCNT;
+		if (!pktcnt) {
+			enc_rx_undefer(priv);
+			break;
+		}
+		enc_rx(priv, ENC_ST(st, ERXHEAD), pktcnt,
+		       ENC_ST(st, EIR) & EIR_PKTIF);
+		mutex_unlock(&priv->lock);
+		cond_resched();
+		mutex_lock(&priv->lock);
+	}
+	if (priv->rx_deferred)
+		schedule_work(&priv->rx_work);
+	mutex_unlock(&priv->lock);
 }
 
 /* Interrupt thread: one status burst, then link, TX done, RX */
@@ -452,17 +534,18 @@ static irqreturn_t enc_irq_thread(int irq, void *dev_id)
 		phy_mac_interrupt(ndev->phydev);
 	}
 
-	if (eir & EIR_RXABTIF) {
-		priv->dstats.rx_overruns++;
-		enc_stat_add(priv, &priv->nstats.rx_over_errors, 1);
-	}
-	if (eir & EIR_PCFULIF)
-		priv->dstats.rx_pkt_full++;
+	if (!priv->rx_deferred &&
+	    enc_rx(priv, head, ENC_ST(st, ESTAT) & ESTAT_PKTCNT,
+		   eir & EIR_PKTIF) >= ENC_RX_DEFER_FRAMES)
+		enc_rx_defer(priv);
 
-	enc_rx(priv, head, ENC_ST(st, ESTAT) & ESTAT_PKTCNT, eir & EIR_PKTIF);
-
-	/* TXIF is left alone unless armed (see enc_tx_done()) */
-	clear |= eir & ENC_EIR_CLEARABLE & ~(EIR_TXIF | EIR_TXABTIF);
+	/* TXIF is left alone unless armed (see enc_tx_done()); the RX
+	 * overflow flags belong to rx_work while it runs
+	 */
+	if (!priv->rx_deferred)
+		clear |= enc_rx_overflows(priv, eir);
+	clear |= eir & ENC_EIR_CLEARABLE &
+		 ~(EIR_TXIF | EIR_TXABTIF | ENC_EIR_RX_OVERFLOW);
 	if (clear)
 		regmap_clear_bits(priv->map, EIR, clear);
 out:
@@ -745,6 +828,7 @@ static int enc_open(struct net_device *ndev)
 	priv->tx_irq_armed = false;
 	priv->tx_wrpt = ENC_PTR_UNKNOWN;
 	priv->tx_etxlen = 0;
+	priv->rx_deferred = false;
 	clear_bit(ENC_TX_TIMEOUT, &priv->flags);
 
 	enc_rx_mode_apply(priv);
@@ -780,12 +864,14 @@ static int enc_stop(struct net_device *ndev)
 	enc_cmd(priv, ENC_DISABLERX);
 	priv->tx_inflight = false;
 	priv->tx_irq_armed = false;
+	priv->rx_deferred = false;
 	mutex_unlock(&priv->lock);
 
 	/* the pin is quiet now: let a running IRQ thread finish, then the
 	 * work it may have queued
 	 */
 	synchronize_irq(ndev->irq);
+	cancel_work_sync(&priv->rx_work);
 	cancel_work_sync(&priv->tx_work);
 	cancel_work_sync(&priv->rx_mode_work);
 	clear_bit(ENC_TX_TIMEOUT, &priv->flags);
@@ -1015,6 +1101,7 @@ static int enc_probe(struct spi_device *spi)
 	mutex_init(&priv->bus_lock);
 	mutex_init(&priv->lock);
 	u64_stats_init(&priv->nstats.syncp);
+	INIT_WORK(&priv->rx_work, enc_rx_work);
 	INIT_WORK(&priv->tx_work, enc_tx_work);
 	INIT_WORK(&priv->rx_mode_work, enc_rx_mode_work);
 

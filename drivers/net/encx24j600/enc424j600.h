@@ -255,6 +255,7 @@ struct enc_bus_stats {
 struct enc_drv_stats {
 	u64 irqs;
 	u64 rx_batches;
+	u64 rx_deferrals;
 	u64 rx_overruns;
 	u64 rx_pkt_full;
 	u64 rx_bad_frames;
@@ -311,6 +312,7 @@ struct enc_priv {
 	u8 *tx_buf;		/* 1 + ENC_TX_SIZE: WGPDATA + frame + pad */
 	u16 rx_rdpt;		/* where ERXRDPT points (next frame) */
 	u16 eie;		/* enabled interrupt sources while up */
+	bool rx_deferred;	/* PKTIE masked, rx_work drains the ring */
 	bool tx_inflight;	/* SETTXRTS sent, completion not seen yet */
 	bool tx_irq_armed;	/* TXIE enabled: waiting for a slow TX */
 	unsigned int tx_len;
@@ -324,6 +326,7 @@ struct enc_priv {
 
 	struct sk_buff *tx_skb;	/* queued by ndo_start_xmit, taken by tx_work */
 	unsigned long flags;
+	struct work_struct rx_work;
 	struct work_struct tx_work;
 	struct work_struct rx_mode_work;
 
