@@ -37,11 +37,6 @@ MODULE_PARM_DESC(offload,
 /* TXIE is not among them: see enc_tx_done() */
 #define ENC_EIE_RUN	(EIE_LINKIE | EIE_PKTIE | EIE_TXABTIE | EIE_RXABTIE | \
 			 EIE_PCFULIE)
-/* A received backlog of this many frames means the bus cannot keep up
- * with the wire: RX moves from the (real-time) IRQ thread to rx_work, an
- * ordinary task, so that a flood cannot starve user space.
- */
-#define ENC_RX_DEFER_FRAMES	8
 /* Batches rx_work takes before it lets other work items run */
 #define ENC_RX_WORK_BATCHES	4
 
@@ -343,8 +338,8 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
  * Should the burst have read past the last counted frame (an inconsistent
  * ERXHEAD), ERXRDPT is moved back to it, so nothing is lost or repeated.
  */
-static unsigned int enc_rx(struct enc_priv *priv, u16 head,
-			   unsigned int pktcnt, bool pktif)
+static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
+		   bool pktif)
 {
 	u8 *buf = priv->rx_buf + 1;
 	u16 pos = priv->rx_rdpt;
@@ -354,7 +349,7 @@ static unsigned int enc_rx(struct enc_priv *priv, u16 head,
 
 	if (!enc_rx_ptr_ok(head)) {
 		enc_rx_corrupt(priv, "ERXHEAD", head);
-		return 0;
+		return;
 	}
 
 	pending = enc_rx_dist(pos, head);
@@ -362,7 +357,7 @@ static unsigned int enc_rx(struct enc_priv *priv, u16 head,
 		/* PKTIF with nothing in the ring twice in a row: resync */
 		if (pktif && ++priv->rx_stall > 1)
 			enc_rx_corrupt(priv, "PKTCNT", head);
-		return 0;
+		return;
 	}
 	priv->rx_stall = 0;
 	priv->dstats.rx_batches++;
@@ -371,7 +366,7 @@ static unsigned int enc_rx(struct enc_priv *priv, u16 head,
 	have = min_t(u32, pending, ENC_RX_BUF_SIZE);
 	if (enc_rx_read(priv, have)) {
 		enc_rx_corrupt(priv, "SPI error", pos);
-		return 0;
+		return;
 	}
 
 	local_bh_disable();
@@ -397,23 +392,20 @@ static unsigned int enc_rx(struct enc_priv *priv, u16 head,
 
 	if (bad && !frames) {
 		enc_rx_corrupt(priv, bad, pos);
-		return 0;
+		return;
 	}
 	if (off != have) {
 		/* read past the last complete frame: rewind ERXRDPT */
 		priv->dstats.rx_rewinds++;
 		if (enc_ptr_write(priv, ENC_WRXRDPT, pos)) {
 			enc_rx_corrupt(priv, "SPI error", pos);
-			return 0;
+			return;
 		}
 	}
 
 	priv->rx_rdpt = pos;
-	if (enc_rx_release(priv, frames, enc_rx_tail(pos))) {
+	if (enc_rx_release(priv, frames, enc_rx_tail(pos)))
 		enc_rx_corrupt(priv, "SPI error", pos);
-		return 0;
-	}
-	return frames;
 }
 
 /* Count the overflow flags in @eir; returns those to clear */
@@ -431,9 +423,11 @@ static u16 enc_rx_overflows(struct enc_priv *priv, u16 eir)
 /* Interrupt sources that rx_work polls instead while it runs */
 #define ENC_EIE_RX_DEFERRED	(EIE_PKTIE | EIE_RXABTIE | EIE_PCFULIE)
 
-/* The bus is behind the wire: mask the RX interrupts and let rx_work
- * drain the ring at normal priority.  One BFCU now and one BFSU when the
- * ring is empty again.
+/* RXABTIF: the wire brought frames faster than the bus took them, and
+ * draining the ring from the IRQ thread (real-time priority) for as long
+ * as that lasts would starve user space.  Mask the RX interrupts and let
+ * rx_work, an ordinary task, drain the ring until it is empty.  One BFCU
+ * now and one BFSU when the ring is empty again.
  */
 static void enc_rx_defer(struct enc_priv *priv)
 {
@@ -534,10 +528,12 @@ static irqreturn_t enc_irq_thread(int irq, void *dev_id)
 		phy_mac_interrupt(ndev->phydev);
 	}
 
-	if (!priv->rx_deferred &&
-	    enc_rx(priv, head, ENC_ST(st, ESTAT) & ESTAT_PKTCNT,
-		   eir & EIR_PKTIF) >= ENC_RX_DEFER_FRAMES)
-		enc_rx_defer(priv);
+	if (!priv->rx_deferred) {
+		enc_rx(priv, head, ENC_ST(st, ESTAT) & ESTAT_PKTCNT,
+		       eir & EIR_PKTIF);
+		if (eir & EIR_RXABTIF)
+			enc_rx_defer(priv);
+	}
 
 	/* TXIF is left alone unless armed (see enc_tx_done()); the RX
 	 * overflow flags belong to rx_work while it runs
