@@ -9,7 +9,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo test bench fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan rootfs images build clean distclean
+.PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan rootfs images images-debug build clean distclean
 
 all: demo
 
@@ -44,23 +44,33 @@ rootfs: driver kunit kernel
 images: kernel rootfs
 	@$(S)/build-images.sh
 
-build: qemu qemu-asan images
+# The test kernel (lockdep, KASAN, UBSAN, kmemleak ...) with the same
+# modules and guest: the same steps with KFLAVOR=debug.
+images-debug:
+	@KFLAVOR=debug $(MAKE) --no-print-directory images
 
-demo: build
+build: qemu qemu-asan images images-debug
+
+demo: qemu images
 	@python3 $(S)/demo.py
 
 test:
 	@$(S)/test.sh
 
 clean:
-	rm -rf build/test-logs build/driver build/kunit build/images build/rootfs/tree
+	rm -rf build/test-logs build/driver* build/kunit* build/images* build/rootfs/tree* build/rootfs/modules*
 
 distclean:
 	rm -rf build
 
 # One million random SPI commands against the model on the ASan build
+# Load, link flaps, module reloads and every injected fault 100 times, on
+# the test kernel (scripts/soak.py; about 20 minutes)
+soak: qemu images-debug
+	@python3 $(S)/soak.py
+
 fuzz: qemu-asan
 	@python3 $(S)/fuzz-model.py
 
-bench: build
+bench: qemu images
 	@python3 $(S)/bench.py

@@ -7,12 +7,11 @@
 . "$(dirname "$0")/lib.sh"
 
 KSRC=$BUILD/linux/src
-KOBJ=$BUILD/linux/obj
 DRV=$TOP/drivers/net/encx24j600
-OUT=$BUILD/driver
+OUT=$BUILD/driver$KSUF
 # The static check builds a copy of its own, so it never disturbs the
 # module the guest uses (nor its build stamp).
-[ "${1:-}" = check ] && OUT=$BUILD/driver-check
+[ "${1:-}" = check ] && OUT=$BUILD/driver-check$KSUF
 [ -f "$KOBJ/Module.symvers" ] || die "kernel not built: run scripts/build-kernel.sh (or make kernel) first"
 
 mkdir -p "$OUT"
@@ -28,7 +27,7 @@ KMAKE=(make -C "$KSRC" O="$KOBJ" ARCH="$LINUX_ARCH" CROSS_COMPILE="$LINUX_CROSS"
 
 if [ "${1:-}" = check ]; then
 	need_cmd sparse sparse
-	log=$LOGS/driver-check.log
+	log=$LOGS/driver-check$KSUF.log
 	"${KMAKE[@]}" clean >/dev/null
 	if ! "${KMAKE[@]}" CC="${LINUX_CROSS}gcc" W=1 C=2 modules >"$log" 2>&1; then
 		cat "$log"; die "driver build with W=1 C=2 failed (log: $log)"
@@ -40,14 +39,15 @@ if [ "${1:-}" = check ]; then
 	exit 0
 fi
 
-hash=$(INPUTS_EXTRA="$(cat "$BUILD/linux/.stamp")" inputs_hash "$DRV" "$TOP/scripts/build-driver.sh")
+hash=$(INPUTS_EXTRA="$(cat "$KSTAMP")" inputs_hash "$DRV" "$TOP/scripts/build-driver.sh")
 if stamp_ok "$OUT/.stamp" "$hash" && [ -f "$OUT/enc424j600.ko" ]; then
-	say "driver: up to date"
+	say "driver${KFLAVOR:+ ($KFLAVOR)}: up to date"
 	exit 0
 fi
 rm -f "$OUT/.stamp"
-run_step "building driver module" "$LOGS/driver-build.log" "${KMAKE[@]}" CC="$CC" W=1 modules
-if grep -E 'warning:' "$LOGS/driver-build.log"; then
-	die "the driver build has warnings (log: $LOGS/driver-build.log)"
+log=$LOGS/driver-build$KSUF.log
+run_step "building driver module${KFLAVOR:+ ($KFLAVOR)}" "$log" "${KMAKE[@]}" CC="$CC" W=1 modules
+if grep -E 'warning:' "$log"; then
+	die "the driver build has warnings (log: $log)"
 fi
 stamp_set "$OUT/.stamp" "$hash"

@@ -3,8 +3,8 @@
 . "$(dirname "$0")/lib.sh"
 
 KSRC=$BUILD/linux/src
-BASE=$BUILD/linux/obj/arch/arm/boot/dts/$LINUX_DTB
-OUT=$BUILD/images
+BASE=$KOBJ/arch/arm/boot/dts/$LINUX_DTB
+OUT=$IMAGES
 need_cmd dtc device-tree-compiler
 need_cmd fdtoverlay device-tree-compiler
 [ -f "$BASE" ] || die "$BASE missing: build the kernel first (make kernel)"

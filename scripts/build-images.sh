@@ -3,22 +3,22 @@
 # and merge the overlay into the board's device tree.
 . "$(dirname "$0")/lib.sh"
 
-ZIMAGE=$BUILD/linux/obj/arch/arm/boot/zImage
-IMG=$BUILD/images
+ZIMAGE=$KOBJ/arch/arm/boot/zImage
+IMG=$IMAGES
 need_cmd mkimage u-boot-tools
 [ -f "$ZIMAGE" ] || die "$ZIMAGE missing: build the kernel first (make kernel)"
 mkdir -p "$IMG"
 if [ "$IMG/uImage" -nt "$ZIMAGE" ]; then
-	say "kernel image: up to date"
+	say "kernel image${KFLAVOR:+ ($KFLAVOR)}: up to date"
 else
 	mkimage -A arm -O linux -T kernel -C none -a "$UIMAGE_LOADADDR" -e "$UIMAGE_LOADADDR" \
-		-n "Linux $(cat "$BUILD/linux/obj/include/config/kernel.release")" \
+		-n "Linux $(cat "$KOBJ/include/config/kernel.release")" \
 		-d "$ZIMAGE" "$IMG/uImage" >"$LOGS/mkimage-kernel.log" ||
 		die "mkimage failed (log: $LOGS/mkimage-kernel.log)"
 fi
-hash=$(inputs_hash "$TOP/dts" "$BUILD/linux/obj/arch/arm/boot/dts/$LINUX_DTB" "$TOP/scripts/build-dtb.sh")
+hash=$(inputs_hash "$TOP/dts" "$KOBJ/arch/arm/boot/dts/$LINUX_DTB" "$TOP/scripts/build-dtb.sh")
 if stamp_ok "$IMG/.dtb-stamp" "$hash" && [ -f "$IMG/versatile-pb-encx24j600.dtb" ]; then
-	say "device tree: up to date"
+	say "device tree${KFLAVOR:+ ($KFLAVOR)}: up to date"
 else
 	"$TOP/scripts/build-dtb.sh"
 	stamp_set "$IMG/.dtb-stamp" "$hash"

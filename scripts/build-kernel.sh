@@ -1,12 +1,12 @@
 #!/bin/bash
 # Build the guest kernel: Debian's linux-source-6.1 for versatilepb, with
-# config/linux.fragment on top of versatile_defconfig, dtbs with symbols
-# (so overlays can be merged), and modules (the in-tree encx24j600 peer).
+# config/linux.fragment (and for KFLAVOR=debug config/linux-debug.fragment)
+# on top of versatile_defconfig, dtbs with symbols (so overlays can be
+# merged), and modules (the in-tree encx24j600 peer).
 . "$(dirname "$0")/lib.sh"
 
 SRC=$BUILD/linux/src
-OBJ=$BUILD/linux/obj
-FRAGMENT=$TOP/config/linux.fragment
+OBJ=$KOBJ
 PATCHES=$TOP/patches/linux
 mkdir -p "$BUILD/linux"
 
@@ -17,9 +17,9 @@ need_cmd dtc device-tree-compiler
 
 src_version=$(pkg_version "$LINUX_SOURCE_PKG")
 INPUTS_EXTRA="$src_version $(${LINUX_CROSS}gcc --version | head -n1)" \
-	hash=$(inputs_hash "$FRAGMENT" "$PATCHES" "$TOP/scripts/build-kernel.sh" "$TOP/config/versions.sh")
-if stamp_ok "$BUILD/linux/.stamp" "$hash" && [ -f "$OBJ/arch/arm/boot/zImage" ]; then
-	say "kernel: up to date"
+	hash=$(inputs_hash "${KFRAGMENTS[@]}" "$PATCHES" "$TOP/scripts/build-kernel.sh" "$TOP/config/versions.sh")
+if stamp_ok "$KSTAMP" "$hash" && [ -f "$OBJ/arch/arm/boot/zImage" ]; then
+	say "kernel${KFLAVOR:+ ($KFLAVOR)}: up to date"
 	exit 0
 fi
 
@@ -55,10 +55,10 @@ mkdir -p "$OBJ"
 
 configure() {
 	"${KMAKE[@]}" "$LINUX_DEFCONFIG" &&
-	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "$FRAGMENT" &&
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${KFRAGMENTS[@]}" &&
 	"${KMAKE[@]}" olddefconfig
 }
-run_step "configuring kernel" "$LOGS/linux-config.log" configure
+run_step "configuring kernel${KFLAVOR:+ ($KFLAVOR)}" "$LOGS/linux-config$KSUF.log" configure
 
 # Every option the fragment asks for must have survived olddefconfig.
 bad=0
@@ -68,9 +68,9 @@ while IFS= read -r line; do
 		grep -q "^$opt=" "$OBJ/.config" && { warn "$opt is set, fragment says n"; bad=1; } ;;
 	CONFIG_*) grep -qx "$line" "$OBJ/.config" || { warn "$line did not stick"; bad=1; } ;;
 	esac
-done < <(grep -v '^#' "$FRAGMENT" | sed '/^$/d')
-[ $bad -eq 0 ] || die "kernel config does not match $FRAGMENT (see $OBJ/.config)"
+done < <(cat "${KFRAGMENTS[@]}" | grep -v '^#' | sed '/^$/d')
+[ $bad -eq 0 ] || die "kernel config does not match ${KFRAGMENTS[*]#"$TOP"/} (see $OBJ/.config)"
 
-run_step "building kernel, modules and dtbs (about 5 min on 2 cores)" "$LOGS/linux-build.log" \
+run_step "building kernel${KFLAVOR:+ ($KFLAVOR)}, modules and dtbs (about 5 min on 2 cores)" "$LOGS/linux-build$KSUF.log" \
 	"${KMAKE[@]}" -j"$(nproc)" DTC_FLAGS=-@ zImage modules dtbs
-stamp_set "$BUILD/linux/.stamp" "$hash"
+stamp_set "$KSTAMP" "$hash"

@@ -9,14 +9,13 @@
 . "$(dirname "$0")/lib.sh"
 
 KSRC=$BUILD/linux/src
-KOBJ=$BUILD/linux/obj
 SRCDIR=$TOP/tests/kunit
 DRV=$TOP/drivers/net/encx24j600
-OUT=$BUILD/kunit
+OUT=$BUILD/kunit$KSUF
 CHECK=
 if [ "${1:-}" = check ]; then
 	need_cmd sparse sparse
-	OUT=$BUILD/kunit-check
+	OUT=$BUILD/kunit-check$KSUF
 	CHECK="C=2"
 	rm -rf "$OUT"
 fi
@@ -29,7 +28,7 @@ for d in "$SRCDIR"/*/; do
 done
 [ ${#mods[@]} -gt 0 ] || die "no test modules in ${SRCDIR#"$TOP"/}"
 
-hash=$(INPUTS_EXTRA="$(cat "$BUILD/linux/.stamp")" inputs_hash "$SRCDIR" \
+hash=$(INPUTS_EXTRA="$(cat "$KSTAMP")" inputs_hash "$SRCDIR" \
 	"$DRV"/*.h "$TOP/scripts/build-kunit.sh")
 built() {
 	local m
@@ -38,7 +37,7 @@ built() {
 	done
 }
 if [ -z "$CHECK" ] && stamp_ok "$OUT/.stamp" "$hash" && built; then
-	say "kunit modules: up to date"
+	say "kunit modules${KFLAVOR:+ ($KFLAVOR)}: up to date"
 	exit 0
 fi
 rm -f "$OUT/.stamp"
@@ -71,8 +70,8 @@ build_all() {
 			CC="$CC" M="$OUT/$m" W=1 $CHECK modules
 	done
 }
-log=$LOGS/kunit-build${CHECK:+-check}.log
-run_step "building KUnit test modules (${mods[*]})${CHECK:+ with W=1 and sparse}" "$log" build_all
+log=$LOGS/kunit-build${CHECK:+-check}$KSUF.log
+run_step "building KUnit test modules${KFLAVOR:+ ($KFLAVOR)} (${mods[*]})${CHECK:+ with W=1 and sparse}" "$log" build_all
 if grep -E 'warning:|error:' "$log"; then
 	die "the KUnit modules' build has warnings (log: ${log#"$TOP"/})"
 fi

@@ -7,7 +7,9 @@
 
 RDIR=$BUILD/rootfs
 BASE=$RDIR/base
-IMG=$BUILD/images
+# the tree and its stamp per kernel flavour (the extracted base is shared)
+TREE=$RDIR/tree$KSUF
+IMG=$IMAGES
 mkdir -p "$RDIR" "$IMG"
 need_cmd mmdebstrap mmdebstrap
 need_cmd mkimage u-boot-tools
@@ -43,26 +45,25 @@ fi
 # to /lib/modules/<release> with a modules.dep, so the guest's modprobe
 # resolves dependencies (encx24j600 needs encx24j600-regmap).
 KSRC=$BUILD/linux/src
-KOBJ=$BUILD/linux/obj
-OURS=$BUILD/driver/enc424j600.ko
+OURS=$BUILD/driver$KSUF/enc424j600.ko
 [ -f "$OURS" ] || die "$OURS missing: build the driver first (make driver)"
 [ -f "$KOBJ/modules.order" ] || die "kernel modules missing: build the kernel first (make kernel)"
 # The KUnit test modules (tests/kunit), loaded by tests/test_kunit.py
-mapfile -t KUNIT_KOS < <(compgen -G "$BUILD/kunit/*/*.ko" | sort)
+mapfile -t KUNIT_KOS < <(compgen -G "$BUILD/kunit$KSUF/*/*.ko" | sort)
 [ ${#KUNIT_KOS[@]} -gt 0 ] || die "KUnit test modules missing: build them first (make kunit)"
 kver=$(cat "$KOBJ/include/config/kernel.release")
 hash=$(INPUTS_EXTRA="$base_hash $kver" inputs_hash "$TOP/guest" "$OURS" \
 	"${KUNIT_KOS[@]}" "$KOBJ/modules.order" "$KOBJ/arch/arm/boot/zImage")
-if stamp_ok "$RDIR/.stamp" "$hash" && [ -f "$IMG/initramfs.uimg" ]; then
-	say "initramfs: up to date"
+if stamp_ok "$RDIR/.stamp$KSUF" "$hash" && [ -f "$IMG/initramfs.uimg" ]; then
+	say "initramfs${KFLAVOR:+ ($KFLAVOR)}: up to date"
 	exit 0
 fi
 
 assemble() {
 	set -e
-	rm -rf "$RDIR/tree"
-	cp -a "$BASE" "$RDIR/tree"
-	local t=$RDIR/tree
+	rm -rf "$TREE"
+	cp -a "$BASE" "$TREE"
+	local t=$TREE
 	install -m 0755 "$TOP/guest/init" "$t/init"
 	# dash's maintainer script would make /bin/sh; nothing runs those here.
 	# dash, unlike busybox's ash, runs what PATH names (the Debian tools).
@@ -70,10 +71,11 @@ assemble() {
 	install -m 0644 "$TOP/guest/profile" "$t/etc/profile"
 	mkdir -p "$t/usr/local/bin"
 	install -m 0755 "$TOP"/guest/bin/* "$t/usr/local/bin/"
-	rm -rf "$RDIR/modules"
+	local mods=$RDIR/modules$KSUF
+	rm -rf "$mods"
 	make -s -C "$KSRC" O="$KOBJ" ARCH="$LINUX_ARCH" CROSS_COMPILE="$LINUX_CROSS" \
-		INSTALL_MOD_PATH="$RDIR/modules" INSTALL_MOD_STRIP=1 DEPMOD=true modules_install
-	local mdir=$RDIR/modules/lib/modules/$kver
+		INSTALL_MOD_PATH="$mods" INSTALL_MOD_STRIP=1 DEPMOD=true modules_install
+	local mdir=$mods/lib/modules/$kver
 	install -D -m 0644 "$OURS" "$mdir/extra/${OURS##*/}"
 	"${LINUX_CROSS}strip" --strip-debug "$mdir/extra/${OURS##*/}"
 	local ko
@@ -82,15 +84,15 @@ assemble() {
 		"${LINUX_CROSS}strip" --strip-debug "$mdir/extra/${ko##*/}"
 	done
 	rm -f "$mdir/build" "$mdir/source"
-	depmod -b "$RDIR/modules" "$kver"
+	depmod -b "$mods" "$kver"
 	mkdir -p "$t/lib/modules"
 	cp -a "$mdir" "$t/lib/modules/"
 	(cd "$t" && find . -print0 | LC_ALL=C sort -z |
-		cpio --null -o -H newc --owner=0:0 --quiet) | gzip -6n >"$RDIR/initramfs.cpio.gz"
+		cpio --null -o -H newc --owner=0:0 --quiet) | gzip -6n >"$RDIR/initramfs$KSUF.cpio.gz"
 	# The kernel unpacks the gzip'ed cpio itself; QEMU's loader takes the
 	# U-Boot ramdisk image as is (it decompresses only kernel images).
 	mkimage -A arm -O linux -T ramdisk -C none -n "encx24j600 test guest" \
-		-d "$RDIR/initramfs.cpio.gz" "$IMG/initramfs.uimg"
+		-d "$RDIR/initramfs$KSUF.cpio.gz" "$IMG/initramfs.uimg"
 }
-run_step "packing the initramfs" "$LOGS/rootfs-pack.log" assemble
-stamp_set "$RDIR/.stamp" "$hash"
+run_step "packing the initramfs${KFLAVOR:+ ($KFLAVOR)}" "$LOGS/rootfs-pack$KSUF.log" assemble
+stamp_set "$RDIR/.stamp$KSUF" "$hash"

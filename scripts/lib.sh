@@ -11,6 +11,22 @@ LOGS=$BUILD/logs
 
 mkdir -p "$BUILD" "$LOGS"
 
+# Two guest kernels from one source tree: the production kernel (demo,
+# benchmark) and the test kernel (KFLAVOR=debug: lockdep, KASAN, UBSAN,
+# kmemleak ...; the test suite).  What is built against a kernel lives in
+# directories named with the flavour's suffix.
+KFLAVOR=${KFLAVOR:-}
+case $KFLAVOR in
+'') KSUF= ;;
+debug) KSUF=-debug ;;
+*) printf 'error: KFLAVOR=%s: must be empty or "debug"\n' "$KFLAVOR" >&2; exit 1 ;;
+esac
+KOBJ=$BUILD/linux/obj$KSUF
+KSTAMP=$BUILD/linux/.stamp$KSUF
+KFRAGMENTS=("$TOP/config/linux.fragment")
+[ "$KFLAVOR" = debug ] && KFRAGMENTS+=("$TOP/config/linux-debug.fragment")
+IMAGES=$BUILD/images$KSUF
+
 say()  { printf '==> %s\n' "$*"; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die()  { printf 'error: %s\n' "$*" >&2; exit 1; }

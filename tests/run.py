@@ -22,6 +22,11 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+# The suite runs on the test kernel (lockdep, KASAN, UBSAN, kmemleak ...)
+# unless told otherwise; the benchmark's own runs use the production one.
+os.environ.setdefault("KFLAVOR", "debug")
+
+from lib import board  # noqa: E402
 from lib.board import BUILD  # noqa: E402
 
 DEFAULT_TIMEOUT = 300
@@ -98,9 +103,21 @@ def main():
         print(f"[{i}/{len(tests)}] {name} ...", flush=True)
         start = time.monotonic()
         signal.alarm(bound)
+        board.SEEN_SPLATS.clear()
         try:
             note = fn(logdir)
             signal.alarm(0)
+            allowed = getattr(fn, "allow_splats", ())
+            splats = [l for l in board.SEEN_SPLATS if not any(a in l for a in allowed)]
+            if splats:
+                with open(os.path.join(logdir, "splats.txt"), "w") as f:
+                    f.write("\n".join(splats) + "\n")
+                if isinstance(note, list):
+                    note.append(("no kernel problem in the guest log", False,
+                                 f"{splats[0]} (see {logdir}/splats.txt)"))
+                else:
+                    raise AssertionError(f"the guest kernel reported: {splats[0]} "
+                                         f"({len(splats)} lines in {logdir}/splats.txt)")
             if isinstance(note, list):
                 p, f = report_subresults(name, note, logdir, time.monotonic() - start)
                 passed += p

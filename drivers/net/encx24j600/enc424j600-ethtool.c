@@ -35,6 +35,8 @@ static const char enc_drv_stat_names[][ETH_GSTRING_LEN] = {
 	"tx_timeouts",
 	"link_changes",
 	"chip_resets",
+	"chip_lost",
+	"irq_storms",
 };
 
 #define ENC_N_BUS_STATS	ARRAY_SIZE(enc_bus_stat_names)

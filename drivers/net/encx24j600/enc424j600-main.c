@@ -37,6 +37,18 @@ MODULE_PARM_DESC(offload,
 /* TXIE is not among them: see enc_tx_done() */
 #define ENC_EIE_RUN	(EIE_LINKIE | EIE_PKTIE | EIE_TXABTIE | EIE_RXABTIE | \
 			 EIE_PCFULIE)
+/* Interrupts in a row with no cause before INT counts as stuck; then the
+ * chip is polled every ENC_POLL_INTERVAL and the interrupt tried again
+ * after ENC_POLLS_PER_IRQ_TRY polls (a second).
+ */
+#define ENC_IRQ_STORM		100
+#define ENC_POLL_INTERVAL	msecs_to_jiffies(10)
+#define ENC_POLLS_PER_IRQ_TRY	100
+/* A chip that does not answer after it lost its state is tried again */
+#define ENC_RESTORE_RETRY	msecs_to_jiffies(100)
+/* Enable bits whose flag (same bit in EIR) is a cause for an interrupt */
+#define ENC_EIE_CAUSES		(ENC_EIE_RUN | EIE_TXIE)
+
 /* Batches rx_work takes before it lets other work items run */
 #define ENC_RX_WORK_BATCHES	4
 
@@ -49,12 +61,19 @@ MODULE_PARM_DESC(offload,
 #define ENC_ST_LEN	(ECON1 + 2 - ERXHEAD)
 #define ENC_ST(b, reg)	get_unaligned_le16(&(b)[(reg) - ENC_ST_FIRST])
 
+/* The counters are written in process context (IRQ thread, work items,
+ * serialised by priv->lock) and read by ndo_get_stats64 in any context:
+ * on 32-bit a writer must not be preempted or interrupted by a reader,
+ * hence the irqsave flavour (found by lockdep on the test kernel).
+ */
 static void enc_stat_add(struct enc_priv *priv, u64_stats_t *s,
 			 unsigned long v)
 {
-	u64_stats_update_begin(&priv->nstats.syncp);
+	unsigned long flags;
+
+	flags = u64_stats_update_begin_irqsave(&priv->nstats.syncp);
 	u64_stats_add(s, v);
-	u64_stats_update_end(&priv->nstats.syncp);
+	u64_stats_update_end_irqrestore(&priv->nstats.syncp, flags);
 }
 
 /* PHY access through the MII management registers (priv->lock held) */
@@ -169,6 +188,8 @@ static void enc_wake_queue(struct net_device *ndev)
  */
 static u16 enc_tx_done(struct enc_priv *priv, u16 eir, u16 econ1)
 {
+	unsigned long flags;
+
 	if (!priv->tx_inflight || (econ1 & ECON1_TXRTS))
 		return 0;
 
@@ -182,10 +203,10 @@ static u16 enc_tx_done(struct enc_priv *priv, u16 eir, u16 econ1)
 		return EIR_TXABTIF;
 	}
 
-	u64_stats_update_begin(&priv->nstats.syncp);
+	flags = u64_stats_update_begin_irqsave(&priv->nstats.syncp);
 	u64_stats_inc(&priv->nstats.tx_packets);
 	u64_stats_add(&priv->nstats.tx_bytes, priv->tx_len);
-	u64_stats_update_end(&priv->nstats.syncp);
+	u64_stats_update_end_irqrestore(&priv->nstats.syncp, flags);
 	return 0;
 }
 
@@ -293,6 +314,7 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
 			 u32 rsv)
 {
 	struct net_device *ndev = priv->ndev;
+	unsigned long flags;
 	struct sk_buff *skb;
 
 	switch (enc_rsv_verdict(rsv)) {
@@ -319,12 +341,12 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
 	skb_put_data(skb, data, len);
 	skb->protocol = eth_type_trans(skb, ndev);
 
-	u64_stats_update_begin(&priv->nstats.syncp);
+	flags = u64_stats_update_begin_irqsave(&priv->nstats.syncp);
 	u64_stats_inc(&priv->nstats.rx_packets);
 	u64_stats_add(&priv->nstats.rx_bytes, len);
 	if (rsv & RSV_MCAST)
 		u64_stats_inc(&priv->nstats.multicast);
-	u64_stats_update_end(&priv->nstats.syncp);
+	u64_stats_update_end_irqrestore(&priv->nstats.syncp, flags);
 
 	netif_rx(skb);
 }
@@ -480,30 +502,68 @@ static void enc_rx_work(struct work_struct *work)
 	mutex_unlock(&priv->lock);
 }
 
-/* Interrupt thread: one status burst, then link, TX done, RX */
-
-static irqreturn_t enc_irq_thread(int irq, void *dev_id)
+/* Chip health, from a status burst: EUDAST holds the value enc_hw_init()
+ * parked it at and ECON1.RXEN is set while up.  After a reset behind the
+ * driver's back (brown-out, ESD) both read their reset values; a chip that
+ * does not answer reads all ones.
+ */
+static const char *enc_st_lost(const u8 *st)
 {
-	struct enc_priv *priv = dev_id;
+	if (!memchr_inv(st, 0xff, ENC_ST_LEN))
+		return "no answer on the bus";
+	if (ENC_ST(st, EUDAST) != ENC_UDA_OFF_ST || !(ENC_ST(st, ECON1) & ECON1_RXEN))
+		return "registers back at their reset values";
+	return NULL;
+}
+
+/* The chip lost the driver's configuration: stop talking to it and let
+ * reset_work reset it and restore everything.  Called with priv->lock.
+ */
+static void enc_chip_lost(struct enc_priv *priv, const char *why)
+{
+	lockdep_assert_held(&priv->lock);
+
+	if (priv->recovering)
+		return;
+	priv->recovering = true;
+	priv->dstats.chip_lost++;
+	netdev_err(priv->ndev, "chip lost its state (%s), resetting it\n", why);
+	/* a chip out of step may hold INT low: not a reason to run the
+	 * (real-time) IRQ thread until it is back
+	 */
+	disable_irq_nosync(priv->ndev->irq);
+	priv->irq_held = true;
+	schedule_delayed_work(&priv->reset_work, 0);
+}
+
+/* One status burst, then link, TX done, RX.  Returns false when the burst
+ * showed nothing to do (an interrupt with no cause).
+ */
+static bool enc_service(struct enc_priv *priv)
+{
 	struct net_device *ndev = priv->ndev;
 	u8 st[ENC_ST_LEN];
 	u16 head, eir, clear = 0;
+	const char *lost;
 
-	mutex_lock(&priv->lock);
-	priv->dstats.irqs++;
+	lockdep_assert_held(&priv->lock);
 
-	if (priv->irq_edge)
-		enc_cmd(priv, ENC_CLREIE);
-
+	if (priv->recovering)
+		return true;
 	if (enc_sfr_read(priv, ENC_ST_FIRST, st, sizeof(st)))
-		goto out;
+		return true;
 	head = ENC_ST(st, ERXHEAD);
 	eir = ENC_ST(st, EIR);
 
 	if (!netif_running(ndev)) {
 		/* interrupts are off while down; make sure they stay so */
 		regmap_write(priv->map, EIE, 0);
-		goto out;
+		return false;
+	}
+	lost = enc_st_lost(st);
+	if (lost) {
+		enc_chip_lost(priv, lost);
+		return true;
 	}
 
 	/* TX completion first: the link handling below must know whether a
@@ -544,11 +604,134 @@ static irqreturn_t enc_irq_thread(int irq, void *dev_id)
 		 ~(EIR_TXIF | EIR_TXABTIF | ENC_EIR_RX_OVERFLOW);
 	if (clear)
 		regmap_clear_bits(priv->map, EIR, clear);
-out:
+
+	/* a cause is a flag of an enabled source, or frames in the ring */
+	return (eir & priv->eie & ENC_EIE_CAUSES) ||
+	       (ENC_ST(st, ESTAT) & ESTAT_PKTCNT) || priv->tx_irq_armed;
+}
+
+/* Interrupt thread.  INT stuck low (a broken line, a chip gone wrong)
+ * would run it back to back for ever: after ENC_IRQ_STORM causeless runs
+ * in a row the interrupt goes off and poll_work services the chip instead,
+ * trying the interrupt again every second.
+ */
+static irqreturn_t enc_irq_thread(int irq, void *dev_id)
+{
+	struct enc_priv *priv = dev_id;
+	struct net_device *ndev = priv->ndev;
+
+	mutex_lock(&priv->lock);
+	priv->dstats.irqs++;
+
+	if (priv->irq_edge)
+		enc_cmd(priv, ENC_CLREIE);
+
+	if (enc_service(priv)) {
+		priv->idle_irqs = 0;
+	} else if (++priv->idle_irqs >= ENC_IRQ_STORM) {
+		priv->idle_irqs = 0;
+		priv->dstats.irq_storms++;
+		netdev_warn(ndev, "INT asserted with nothing to do %u times in a row: polling the chip\n",
+			    ENC_IRQ_STORM);
+		disable_irq_nosync(irq);
+		priv->irq_polled = true;
+		priv->polls = 0;
+		schedule_delayed_work(&priv->poll_work, ENC_POLL_INTERVAL);
+	}
+
 	if (priv->irq_edge && netif_running(ndev))
 		enc_cmd(priv, ENC_SETEIE);
 	mutex_unlock(&priv->lock);
 	return IRQ_HANDLED;
+}
+
+static void enc_poll_work(struct work_struct *work)
+{
+	struct enc_priv *priv = container_of(to_delayed_work(work),
+					     struct enc_priv, poll_work);
+
+	mutex_lock(&priv->lock);
+	if (!priv->irq_polled) {
+		mutex_unlock(&priv->lock);
+		return;
+	}
+	if (netif_running(priv->ndev))
+		enc_service(priv);
+	if (++priv->polls >= ENC_POLLS_PER_IRQ_TRY) {
+		/* try the interrupt again; a storm comes back here */
+		priv->irq_polled = false;
+		enable_irq(priv->ndev->irq);
+	} else {
+		schedule_delayed_work(&priv->poll_work, ENC_POLL_INTERVAL);
+	}
+	mutex_unlock(&priv->lock);
+}
+
+static int enc_soft_reset(struct enc_priv *priv, bool verbose);
+
+/* Reset the chip and bring back what the driver had configured: the
+ * regmap cache holds every configuration register, the RX ring and the
+ * interrupt enables are re-armed as open does.  Called with priv->lock.
+ */
+static int enc_chip_restore(struct enc_priv *priv)
+{
+	int ret;
+
+	ret = enc_soft_reset(priv, false);
+	if (ret)
+		return ret;
+	regcache_mark_dirty(priv->map);
+	ret = regcache_sync(priv->map);
+	if (ret)
+		return ret;
+	if (priv->tx_inflight) {
+		/* whether it left is unknown: count it as lost */
+		priv->tx_inflight = false;
+		enc_stat_add(priv, &priv->nstats.tx_errors, 1);
+	}
+	enc_tx_disarm_irq(priv);
+	priv->tx_wrpt = ENC_PTR_UNKNOWN;
+	priv->tx_etxlen = 0;
+	priv->rx_deferred = false;
+	priv->full_duplex = false;
+	ret = enc_rx_reset(priv);
+	if (ret)
+		return ret;
+	return regmap_write(priv->map, EIE, priv->eie | EIE_INTIE);
+}
+
+static void enc_reset_work(struct work_struct *work)
+{
+	struct enc_priv *priv = container_of(to_delayed_work(work),
+					     struct enc_priv, reset_work);
+	struct net_device *ndev = priv->ndev;
+	int ret;
+
+	mutex_lock(&priv->lock);
+	if (!priv->recovering || !netif_running(ndev)) {
+		priv->recovering = false;
+		mutex_unlock(&priv->lock);
+		return;
+	}
+	ret = enc_chip_restore(priv);
+	if (ret) {
+		/* not answering yet: try again, quietly */
+		schedule_delayed_work(&priv->reset_work, ENC_RESTORE_RETRY);
+		mutex_unlock(&priv->lock);
+		return;
+	}
+	priv->recovering = false;
+	priv->irq_held = false;
+	enable_irq(ndev->irq);
+	mutex_unlock(&priv->lock);
+
+	netdev_info(ndev, "chip reset and reconfigured\n");
+	/* the PHY was reset with the chip: phylib sets it up again */
+	phy_start_aneg(ndev->phydev);
+	if (READ_ONCE(priv->tx_skb))
+		schedule_work(&priv->tx_work);
+	else
+		enc_wake_queue(ndev);
 }
 
 /* Transmit */
@@ -562,6 +745,18 @@ static netdev_tx_t enc_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 	WRITE_ONCE(priv->tx_skb, skb);
 	schedule_work(&priv->tx_work);
 	return NETDEV_TX_OK;
+}
+
+/* The TX path's own status read (EIR, ECON1) tells a lost chip too */
+static bool enc_tx_st_lost(struct enc_priv *priv, const u8 *st)
+{
+	u16 eir = get_unaligned_le16(st), econ1 = get_unaligned_le16(st + 2);
+
+	if (eir == 0xffff && econ1 == 0xffff)
+		enc_chip_lost(priv, "no answer on the bus");
+	else if (!(econ1 & ECON1_RXEN))
+		enc_chip_lost(priv, "registers back at their reset values");
+	return priv->recovering;
 }
 
 /* The frame in flight has not left yet (slow link, collisions): clear
@@ -580,8 +775,8 @@ static bool enc_tx_arm_irq(struct enc_priv *priv)
 		regmap_set_bits(priv->map, EIE, EIE_TXIE);
 		priv->tx_irq_armed = true;
 	}
-	if (enc_sfr_read(priv, EIR, st, sizeof(st)))
-		return true;	/* the TX timeout will clean up */
+	if (enc_sfr_read(priv, EIR, st, sizeof(st)) || enc_tx_st_lost(priv, st))
+		return true;	/* the TX timeout or reset_work will clean up */
 	clear = enc_tx_done(priv, get_unaligned_le16(st),
 			    get_unaligned_le16(st + 2));
 	if (clear)
@@ -613,8 +808,10 @@ static void enc_tx_work(struct work_struct *work)
 	if (test_and_clear_bit(ENC_TX_TIMEOUT, &priv->flags)) {
 		priv->dstats.tx_timeouts++;
 		enc_stat_add(priv, &priv->nstats.tx_errors, 1);
-		enc_tx_reset(priv);
-		enc_tx_disarm_irq(priv);
+		if (!priv->recovering) {
+			enc_tx_reset(priv);
+			enc_tx_disarm_irq(priv);
+		}
 		priv->tx_inflight = false;
 		/* the frame the stack is waiting on goes too */
 		skb = xchg(&priv->tx_skb, NULL);
@@ -627,7 +824,8 @@ static void enc_tx_work(struct work_struct *work)
 		goto out;
 	}
 
-	if (!READ_ONCE(priv->tx_skb) || priv->tx_irq_armed)
+	/* reset_work reschedules us once the chip is back */
+	if (!READ_ONCE(priv->tx_skb) || priv->tx_irq_armed || priv->recovering)
 		goto out;
 
 	if (priv->tx_inflight && netif_running(ndev)) {
@@ -635,6 +833,8 @@ static void enc_tx_work(struct work_struct *work)
 		u16 clear;
 
 		if (enc_sfr_read(priv, EIR, st, sizeof(st)))
+			goto out;
+		if (enc_tx_st_lost(priv, st))
 			goto out;
 		clear = enc_tx_done(priv, get_unaligned_le16(st),
 				    get_unaligned_le16(st + 2));
@@ -861,16 +1061,29 @@ static int enc_stop(struct net_device *ndev)
 	priv->tx_inflight = false;
 	priv->tx_irq_armed = false;
 	priv->rx_deferred = false;
+	priv->recovering = false;
 	mutex_unlock(&priv->lock);
 
-	/* the pin is quiet now: let a running IRQ thread finish, then the
-	 * work it may have queued
+	/* The pin should be quiet now, but may be stuck: hold the IRQ off
+	 * (waiting for a running thread) while the work it may have queued
+	 * is cancelled, and undo a storm's disable_irq_nosync().
 	 */
-	synchronize_irq(ndev->irq);
+	disable_irq(ndev->irq);
+	cancel_delayed_work_sync(&priv->reset_work);
+	cancel_delayed_work_sync(&priv->poll_work);
+	if (priv->irq_polled) {
+		priv->irq_polled = false;
+		enable_irq(ndev->irq);
+	}
+	if (priv->irq_held) {
+		priv->irq_held = false;
+		enable_irq(ndev->irq);
+	}
 	cancel_work_sync(&priv->rx_work);
 	cancel_work_sync(&priv->tx_work);
 	cancel_work_sync(&priv->rx_mode_work);
 	clear_bit(ENC_TX_TIMEOUT, &priv->flags);
+	enable_irq(ndev->irq);
 
 	skb = xchg(&priv->tx_skb, NULL);
 	if (skb) {
@@ -897,7 +1110,10 @@ static const struct net_device_ops enc_netdev_ops = {
 
 /* Probe: reset (chip-facts section 7), identify, configure */
 
-static int enc_soft_reset(struct enc_priv *priv)
+/* Reset the chip through SPI (chip-facts section 7).  @verbose: say why
+ * it failed (probe); recovery retries quietly.
+ */
+static int enc_soft_reset(struct enc_priv *priv, bool verbose)
 {
 	struct device *dev = &priv->spi->dev;
 	u16 v = 0;
@@ -914,8 +1130,9 @@ static int enc_soft_reset(struct enc_priv *priv)
 		usleep_range(1000, 2000);
 	}
 	if (v != 0x1234) {
-		dev_err(dev, "no ENCX24J600 answering: EUDAST reads 0x%04x, not 0x1234\n",
-			v);
+		if (verbose)
+			dev_err(dev, "no ENCX24J600 answering: EUDAST reads 0x%04x, not 0x1234\n",
+				v);
 		return -ENODEV;
 	}
 
@@ -928,7 +1145,8 @@ static int enc_soft_reset(struct enc_priv *priv)
 		usleep_range(100, 200);
 	}
 	if (!(v & ESTAT_CLKRDY)) {
-		dev_err(dev, "clock not ready (ESTAT 0x%04x)\n", v);
+		if (verbose)
+			dev_err(dev, "clock not ready (ESTAT 0x%04x)\n", v);
 		return -ENODEV;
 	}
 
@@ -941,7 +1159,8 @@ static int enc_soft_reset(struct enc_priv *priv)
 	if (ret)
 		return ret;
 	if (v) {
-		dev_err(dev, "reset failed: EUDAST reads 0x%04x after reset\n", v);
+		if (verbose)
+			dev_err(dev, "reset failed: EUDAST reads 0x%04x after reset\n", v);
 		return -EIO;
 	}
 	/* PHY registers are usable 256 us after reset */
@@ -1100,6 +1319,8 @@ static int enc_probe(struct spi_device *spi)
 	INIT_WORK(&priv->rx_work, enc_rx_work);
 	INIT_WORK(&priv->tx_work, enc_tx_work);
 	INIT_WORK(&priv->rx_mode_work, enc_rx_mode_work);
+	INIT_DELAYED_WORK(&priv->reset_work, enc_reset_work);
+	INIT_DELAYED_WORK(&priv->poll_work, enc_poll_work);
 
 	priv->bufs = devm_kzalloc(dev, sizeof(*priv->bufs), GFP_KERNEL);
 	priv->rx_buf = devm_kmalloc(dev, 1 + ENC_RX_BUF_SIZE, GFP_KERNEL);
@@ -1109,7 +1330,7 @@ static int enc_probe(struct spi_device *spi)
 		return -ENOMEM;
 	priv->rx_cmd[0] = ENC_RRXDATA;
 
-	ret = enc_soft_reset(priv);
+	ret = enc_soft_reset(priv, true);
 	if (ret)
 		return ret;
 

@@ -266,6 +266,8 @@ struct enc_drv_stats {
 	u64 tx_timeouts;
 	u64 link_changes;
 	u64 chip_resets;
+	u64 chip_lost;
+	u64 irq_storms;
 };
 
 /* netdev statistics, readable from atomic context */
@@ -313,6 +315,11 @@ struct enc_priv {
 	u16 rx_rdpt;		/* where ERXRDPT points (next frame) */
 	u16 eie;		/* enabled interrupt sources while up */
 	bool rx_deferred;	/* PKTIE masked, rx_work drains the ring */
+	bool recovering;	/* chip state lost: reset_work restores it */
+	bool irq_polled;	/* INT stuck: the IRQ is off, poll_work polls */
+	bool irq_held;		/* the IRQ is off until reset_work is done */
+	unsigned int idle_irqs;	/* interrupts in a row with nothing to do */
+	unsigned int polls;
 	bool tx_inflight;	/* SETTXRTS sent, completion not seen yet */
 	bool tx_irq_armed;	/* TXIE enabled: waiting for a slow TX */
 	unsigned int tx_len;
@@ -329,6 +336,8 @@ struct enc_priv {
 	struct work_struct rx_work;
 	struct work_struct tx_work;
 	struct work_struct rx_mode_work;
+	struct delayed_work reset_work;
+	struct delayed_work poll_work;
 
 	struct enc_net_stats nstats;
 

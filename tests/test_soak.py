@@ -1,0 +1,32 @@
+"""The soak's short version: 60 s of iperf3 in both directions with link
+flaps and a module reload, then every fault twice, on the test kernel
+(`make soak` runs 10 minutes and 100 rounds)."""
+import json
+import os
+import subprocess
+import sys
+
+from lib.board import BUILD
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+
+def test_soak_short(logdir):
+    p = subprocess.run([sys.executable, os.path.join(TOP, "scripts", "soak.py"),
+                        "--seconds", "60", "--rounds", "2"],
+                       capture_output=True, text=True, timeout=900)
+    with open(os.path.join(logdir, "soak.log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    res = json.load(open(os.path.join(BUILD, "soak", "report.json")))
+    load = res["load"]
+    assert load["reloads"] >= 1 and load["flaps"] >= 1, load
+    assert any(e["h2g_mbps"] for e in load["timeline"]), "no traffic moved"
+    assert p.returncode == 0, (f"soak failed: {res['errors'][:3]} leaks {res['leaks']} "
+                               f"splats {res['splats'][:3]} (see {logdir}/soak.log)")
+    faults = res["faults"]
+    return (f"{load['seconds']} s, {load['flaps']} flaps, {load['reloads']} reloads, "
+            f"{sum(v['survived'] for v in faults.values())} faults survived, "
+            f"worst recovery {max(v['recovery_ms_max'] or 0 for v in faults.values())} ms")
+
+
+test_soak_short.timeout = 960
