@@ -20,7 +20,7 @@ import socket
 import subprocess
 import time
 
-from lib.board import OURS, Board, GuestError
+from lib.board import OURS, PRODUCTION_IMAGES, Board, GuestError
 from lib.qmp import QMP
 from test_board import check_no_splats, host_iperf, iperf_check
 
@@ -108,7 +108,9 @@ def ping_ok(b):
 
 def test_vmstate_save_load_during_iperf3(logdir):
     state = os.path.join(logdir, "vmstate.bin")
-    b = Board(logdir, name="saved").start()
+    # a test of the model's state: on the production kernel, whose iperf3
+    # runs move the thousands of frames the checks below count
+    b = Board(logdir, name="saved", images=PRODUCTION_IMAGES).start()
     client = None
     try:
         b.load_driver(OURS)
@@ -157,7 +159,8 @@ def iperf_retry(port, reverse, what):
 
 
 def check_restored(logdir, state, iperf_port, before, rx_model, size):
-    r = RestoredBoard(logdir, state, iperf_port, name="restored").start()
+    r = RestoredBoard(logdir, state, iperf_port, name="restored",
+                      images=PRODUCTION_IMAGES).start()
     with r:
         # No driver reload, no reprobe, no console needed: the restored
         # guest's iperf3 server answers new runs in both directions.
