@@ -9,6 +9,12 @@
 SHELL := /bin/bash
 S := scripts
 
+# The kernel flavour the build steps work on: the production kernel unless
+# a recipe below asks for the test kernel (images-debug).  Never taken from
+# the environment, where the test harness sets it for the guests it boots.
+override KFLAVOR := $(if $(filter command line,$(origin KFLAVOR)),$(KFLAVOR),)
+export KFLAVOR
+
 .PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan rootfs images images-debug build clean distclean
 
 all: demo
@@ -47,7 +53,7 @@ images: kernel rootfs
 # The test kernel (lockdep, KASAN, UBSAN, kmemleak ...) with the same
 # modules and guest: the same steps with KFLAVOR=debug.
 images-debug:
-	@KFLAVOR=debug $(MAKE) --no-print-directory images
+	@$(MAKE) --no-print-directory images KFLAVOR=debug
 
 build: qemu qemu-asan images images-debug
 

@@ -8,7 +8,10 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 STEPS = ["host packages: all present", "kernel: up to date", "driver: up to date",
          "kunit modules: up to date",
          "QEMU: up to date", "initramfs: up to date", "kernel image: up to date",
-         "device tree: up to date"]
+         "device tree: up to date",
+         # the test kernel and what is built against it
+         "kernel (debug): up to date", "driver (debug): up to date",
+         "initramfs (debug): up to date", "kernel image (debug): up to date"]
 
 
 def test_second_build_rebuilds_nothing(logdir):
