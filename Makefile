@@ -73,7 +73,7 @@ distclean:
 # Load, link flaps, module reloads and every injected fault 100 times, on
 # the test kernel (scripts/soak.py; about 20 minutes)
 soak: qemu images-debug
-	@python3 $(S)/soak.py
+	@KFLAVOR=debug python3 $(S)/soak.py
 
 fuzz: qemu-asan
 	@python3 $(S)/fuzz-model.py

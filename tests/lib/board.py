@@ -321,10 +321,11 @@ class Board:
 
     # --- guest helpers --------------------------------------------------
     def load_driver(self, module=OURS, params=""):
-        self.run(f"modprobe {module} {params}")
-        self.run("i=0; while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 50 ]; do "
+        self.run(f"modprobe {module} {params}", timeout=60)
+        # the test kernel probes slowly on a busy host: up to 20 s
+        self.run("i=0; while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 200 ]; do "
                  "usleep 100000; i=$((i+1)); done; [ -e /sys/class/net/eth0 ]",
-                 timeout=15)
+                 timeout=40)
 
     def net_up(self, timeout=10):
         return self.out(f"net-up eth0 {timeout}", timeout=timeout + 10)
