@@ -47,7 +47,12 @@ def bidir(b, seconds):
 
 
 def bidir_result(p, seconds):
-    out, err = p.communicate(timeout=seconds + 60)
+    try:
+        out, err = p.communicate(timeout=seconds + 60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        return None, f"iperf3 did not finish within {seconds + 60} s"
     try:
         res = json.loads(out)
     except json.JSONDecodeError:
