@@ -71,7 +71,7 @@ distclean:
 
 # One million random SPI commands against the model on the ASan build
 # Load, link flaps, module reloads and every injected fault 100 times, on
-# the test kernel (scripts/soak.py; about 20 minutes)
+# the test kernel (scripts/soak.py; about an hour)
 soak: qemu images-debug
 	@KFLAVOR=debug python3 $(S)/soak.py
 
