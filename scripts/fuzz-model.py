@@ -4,7 +4,9 @@
 Runs the QEMU series' encx24j600-fuzz-test (random chip-select framed SPI
 commands through the PL022, random frames of 0-65535 bytes through a
 socket netdev, link changes and resets) against build/qemu/obj-asan, and
-fails on any sanitizer report, QEMU crash or hang.
+fails on any sanitizer report, QEMU crash or hang.  Odd seeds run the model
+with rx-fcs=on (frames taken as the wire's bytes: bad CRCs, true runts), so
+two or more jobs cover both ways of receiving.
 
   fuzz-model.py                       1,000,000 commands (make fuzz)
   fuzz-model.py --commands 20000      the short run of the test suite
