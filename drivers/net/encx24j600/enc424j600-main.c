@@ -914,7 +914,7 @@ static void enc_tx_timeout(struct net_device *ndev, unsigned int txqueue)
 static void enc_rx_mode_apply(struct enc_priv *priv)
 {
 	struct net_device *ndev = priv->ndev;
-	u16 fcon = ERXFCON_CRCEN | ERXFCON_RUNTEN | ERXFCON_UCEN | ERXFCON_BCEN;
+	u16 fcon = ERXFCON_BASE;
 	u16 ht[4] = { };
 	int i;
 
@@ -1187,8 +1187,7 @@ static int enc_hw_init(struct enc_priv *priv)
 	regmap_write(map, MABBIPG, MABBIPG_HALF);
 	regmap_write(map, MACLCON, MACLCON_DEFAULT);
 	/* the PHY (autonegotiation included) belongs to phylib */
-	return regmap_write(map, ERXFCON, ERXFCON_CRCEN | ERXFCON_RUNTEN |
-			    ERXFCON_UCEN | ERXFCON_BCEN);
+	return regmap_write(map, ERXFCON, ERXFCON_BASE);
 }
 
 static void enc_phy_disconnect(void *data)

@@ -147,6 +147,13 @@ static inline bool enc_is_macmii(unsigned int reg)
 #define ERXFCON_NOTMEEN		BIT(2)
 #define ERXFCON_MCEN		BIT(1)
 #define ERXFCON_BCEN		BIT(0)
+/* Every receive mode: our unicast and broadcast, runts dropped.  CRCEN is
+ * left off on purpose: the chip has no error counters, so a frame its
+ * filter dropped would be lost without trace.  A frame with a bad CRC is
+ * stored with the CRC error bit in its status vector instead, and the
+ * driver drops it and counts it in rx_crc_errors.
+ */
+#define ERXFCON_BASE		(ERXFCON_RUNTEN | ERXFCON_UCEN | ERXFCON_BCEN)
 
 /* MACON2: DEFER, PADCFG=101 (auto VLAN pad), TXCRCEN, reserved bit 1 */
 #define MACON2_DEFER		BIT(14)
