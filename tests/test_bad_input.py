@@ -3,9 +3,10 @@ netdev: each kind is accepted, filtered or dropped as the chip's filters
 (docs/qemu-model.md) and the driver's policy say, counted where it should
 be, and nothing breaks: the guest answers a ping afterwards.
 
-Frames with a bad CRC cannot be sent: QEMU's network layer carries frames
-without an FCS and the model appends a good one (docs/qemu-model.md)."""
-from lib.peer import PEER_MAC, frame
+The model runs with rx-fcs=on, so the peer sends the wire's bytes, FCS
+included: frames with a bad CRC and true runts can be expressed
+(docs/qemu-model.md)."""
+from lib.peer import PEER_MAC, frame, wire
 from test_driver import check_no_splats, ethtool_stats, link_stats
 from test_driver_peer import GUEST_MAC, boot_peer, send_and_count
 
@@ -23,31 +24,69 @@ def still_works(b, peer):
     assert got["rx_packets"] == 1, f"a good frame after the bad ones: {got}"
 
 
+class Raw(bytes):
+    """Wire bytes, FCS included, sent as they are."""
+
+
+class RawPeer:
+    """Sends Raw frames verbatim and the rest as a MAC would."""
+
+    def __init__(self, peer):
+        self.peer = peer
+
+    def send(self, f):
+        if isinstance(f, Raw):
+            self.peer.send_wire(f)
+        else:
+            self.peer.send(f)
+
+
 def run_kind(b, peer, frames, gap=0.002):
     s0, d0 = b.stats(), ethtool_stats(b)
-    got = send_and_count(b, peer, frames, gap)
+    got = send_and_count(b, RawPeer(peer), frames, gap)
     s1, d1 = b.stats(), ethtool_stats(b)
     return got, model_delta(s1, s0), {k: d1[k] - d0.get(k, 0) for k in d1}
 
 
 def test_bad_input_from_the_network(logdir):
-    b, peer = boot_peer(logdir)
+    b, peer = boot_peer(logdir, fcs=True)
     results = []
 
     def check(name, ok, detail):
         results.append((name, bool(ok), "" if ok else str(detail)))
     try:
-        # runts: the wire pads what is shorter than 60 bytes; the chip
-        # stores them padded (RUNTEN drops only true runts, which a
-        # switch never forwards), the driver delivers them
-        runts = [frame(GUEST_MAC, payload=bytes(n)) for n in (0, 10, 30, 45)]
-        got, m, _ = run_kind(b, peer, runts)
-        check("runts: stored padded to 60 bytes and delivered",
+        # short frames: the sender pads what is shorter than 60 bytes;
+        # the chip stores them as sent, the driver delivers them
+        short = [frame(GUEST_MAC, payload=bytes(n)) for n in (0, 10, 30, 45)]
+        got, m, _ = run_kind(b, peer, short)
+        check("short frames padded by the sender: stored and delivered, 60 bytes each",
               got["rx_packets"] == 4 and got["rx_bytes"] == 4 * 60, (got, m))
-        # shorter than an Ethernet header: no frame at all
-        got, m, _ = run_kind(b, peer, [bytes(5), bytes(13)])
-        check("fragments under 14 bytes: dropped by the MAC, nothing delivered",
-              got["rx_packets"] == 0 and m["rx-frames"] == 0, (got, m))
+        # true runts (under 64 bytes with the FCS, a collision fragment):
+        # the driver's RUNTEN drops them in the chip
+        runts = [Raw(wire(frame(GUEST_MAC, payload=bytes(n)), pad=False))
+                 for n in (0, 10, 30, 45)]
+        got, m, _ = run_kind(b, peer, runts)
+        check("true runts (18-63 bytes with FCS): dropped by RUNTEN, counted by the model",
+              got["rx_packets"] == 0 and m["rx-frames"] == 0
+              and m["rx-filtered"] == 4 and got["rx_errors"] == 0, (got, m))
+        # shorter than an Ethernet header and an FCS: no frame at all
+        got, m, _ = run_kind(b, peer, [Raw(bytes(5)), Raw(bytes(13)), Raw(bytes(17))])
+        check("fragments under 18 bytes: dropped by the MAC, nothing delivered",
+              got["rx_packets"] == 0 and m["rx-frames"] == 0 and m["rx-dropped"] == 3,
+              (got, m))
+        # a bad CRC: the chip stores the frame with the CRC error bit
+        # (CRCEN is off, docs/driver.md), the driver drops and counts it
+        bad = Raw(wire(frame(GUEST_MAC, payload=bytes(100)), good_fcs=False))
+        got, m, d = run_kind(b, peer, [bad] * 20)
+        check("bad CRC for us: stored by the chip, dropped and counted by the driver",
+              got["rx_packets"] == 0 and got["rx_crc_errors"] == 20
+              and got["rx_errors"] == 20 and d["rx_bad_frames"] == 20
+              and m["rx-bad-fcs"] == 20 and m["rx-frames"] == 20, (got, m, d))
+        bad_other = Raw(wire(frame(OTHER_MAC, payload=bytes(100)), good_fcs=False))
+        got, m, _ = run_kind(b, peer, [bad_other] * 5)
+        check("bad CRC for another MAC: filtered by the chip, not counted as ours",
+              got["rx_packets"] == 0 and got["rx_crc_errors"] == 0
+              and m["rx-bad-fcs"] == 5 and m["rx-filtered"] == 5, (got, m))
         # oversized, up to 64 KiB: over MAMXFL, which the driver sets to
         # 1522 bytes with the FCS (a VLAN-tagged full frame)
         big = [frame(GUEST_MAC, payload=bytes(n - 14)) for n in (1519, 1600, 9000, 65535)]
@@ -78,8 +117,10 @@ def test_bad_input_from_the_network(logdir):
         still_works(b, peer)
         check("a good frame still arrives afterwards", True, "")
         st = link_stats(b)
-        check("no receive errors from any of it (nothing malformed reached the driver)",
-              st["rx_errors"] == 0 and st["rx_crc_errors"] == 0, st)
+        check("no receive errors but the 20 bad CRCs (nothing else malformed "
+              "reached the driver)",
+              st["rx_errors"] == 20 and st["rx_crc_errors"] == 20
+              and st["rx_length_errors"] == 0, st)
         check_no_splats(b)
     finally:
         b.stop()

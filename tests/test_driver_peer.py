@@ -13,9 +13,12 @@ GUEST_MAC = "52:54:00:12:34:56"
 SRAM_END = 0x5fff
 
 
-def boot_peer(logdir):
-    peer = Peer()
-    b = Board(logdir, mac=GUEST_MAC, nic=f"socket,connect=127.0.0.1:{peer.port}")
+def boot_peer(logdir, fcs=False):
+    """A board whose NIC is wired to a crafted-frame peer; with fcs the
+    peer sends the wire's bytes, FCS included (the model's rx-fcs)."""
+    peer = Peer(fcs=fcs)
+    b = Board(logdir, mac=GUEST_MAC, nic=f"socket,connect=127.0.0.1:{peer.port}",
+              extra_qemu=["-global", "encx24j600.rx-fcs=on"] if fcs else [])
     try:
         b.start()
         peer.accept()

@@ -9,6 +9,10 @@ to it, and the test sends and receives raw frames.
 
 QEMU's stream socket netdev frames every packet with a 4-byte big-endian
 length.  Frames the guest sends are queued by a reader thread.
+
+With the model's rx-fcs property on, the peer speaks the wire's bytes:
+Peer(fcs=True).send() pads and appends a good FCS as a sending MAC would,
+send_wire() sends bytes as they are (bad CRCs, true runts: see wire()).
 """
 import queue
 import socket
@@ -79,8 +83,23 @@ def icmp_echo_reply(req):
     return req[6:12] + req[0:6] + tag + req[off:off + 2] + bytes(ip)
 
 
+ETH_ZLEN = 60   # minimum frame without FCS
+
+
+def wire(f, pad=True, good_fcs=True):
+    """f as a sending MAC puts it on the wire: padded to 60 bytes (unless
+    pad is False: a true runt) and followed by its FCS, wrong if asked."""
+    if pad:
+        f = f + bytes(max(0, ETH_ZLEN - len(f)))
+    fcs = zlib.crc32(f)
+    if not good_fcs:
+        fcs ^= 0x00000001
+    return f + struct.pack("<I", fcs)
+
+
 class Peer:
-    def __init__(self):
+    def __init__(self, fcs=False):
+        self.fcs = fcs          # the model runs with rx-fcs=on
         self.srv = socket.socket()
         self.srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.srv.bind(("127.0.0.1", 0))
@@ -123,6 +142,11 @@ class Peer:
             pass
 
     def send(self, f):
+        """A frame without FCS, sent as a MAC would send it."""
+        self.send_wire(wire(f) if self.fcs else f)
+
+    def send_wire(self, f):
+        """Bytes as they are (with fcs: the wire's, FCS included)."""
         self.conn.sendall(struct.pack("!I", len(f)) + f)
 
     def recv(self, timeout=2, match=None):
