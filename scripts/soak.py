@@ -153,7 +153,13 @@ def report(r):
     for f, v in r["faults"].items():
         lines.append(f"| {f} | {v['survived']} | {v['failed']} | "
                      f"{v['recovery_ms_max']} / {v['recovery_ms_avg']} |")
-    lines += ["", f"- errors: {len(r['errors'])}" + "".join(f"\n  - {e}" for e in r["errors"][:20]),
+    rounds = sum(v["survived"] + v["failed"] for v in r["faults"].values())
+    survived = sum(v["survived"] for v in r["faults"].values())
+    worst = max((v["recovery_ms_max"] or 0) for v in r["faults"].values()) if r["faults"] else 0
+    lines += ["", f"- fault rounds: {rounds}, survived {survived} (ping back within "
+              f"2 s), worst recovery {worst} ms; the model counted "
+              f"{r.get('model_injections')} injections of its own"]
+    lines += [f"- errors: {len(r['errors'])}" + "".join(f"\n  - {e}" for e in r["errors"][:20]),
               f"- memory leaked by our module (kmemleak): {r['leaks']}",
               f"- kernel splats (lockdep, KASAN, UBSAN, WARN, BUG ...): {len(r['splats'])}"
               + "".join(f"\n  - {s}" for s in r["splats"][:10])]
@@ -183,6 +189,8 @@ def main():
         r["load"] = load_phase(b, args.seconds, log)
         log("==> faults")
         r["faults"] = fault_phase(b, args.rounds, log)
+        # the model's own count of what it injected (the faults it can)
+        r["model_injections"] = b.stats().get("injections")
         b.run(f"ip link set eth0 down; rmmod {OURS}")
         b.run(f"echo scan > {KMEMLEAK}", timeout=120)
         b.run(f"echo scan > {KMEMLEAK}", timeout=120)
