@@ -26,7 +26,7 @@ os.environ.setdefault("KFLAVOR", "debug")
 
 from lib.board import BUILD, OURS, Board, GuestError  # noqa: E402
 from lib.faults import FAULTS, ethtool_stats, inject_and_recover, ping_recover  # noqa: E402
-from test_debug_kernel import KMEMLEAK, our_leaks  # noqa: E402
+from lib.kmemleak import KMEMLEAK  # noqa: E402
 
 OUT = os.path.join(BUILD, "soak")
 RUN_S = 10
@@ -192,9 +192,7 @@ def main():
         # the model's own count of what it injected (the faults it can)
         r["model_injections"] = b.stats().get("injections")
         b.run(f"ip link set eth0 down; rmmod {OURS}")
-        b.run(f"echo scan > {KMEMLEAK}", timeout=120)
-        b.run(f"echo scan > {KMEMLEAK}", timeout=120)
-        leaks = our_leaks(b.out(f"cat {KMEMLEAK}", timeout=60))
+        leaks = b.leaks()
         r["leaks"] = len(leaks)
         r["splats"] = b.splats()
     r["errors"] = r["load"]["errors"] + [f"{f}: {x}" for f, v in r["faults"].items()

@@ -3,12 +3,10 @@ lockdep, KASAN, UBSAN, DEBUG_OBJECTS and kmemleak (config/linux-debug.fragment),
 and every test fails on any report of theirs in the guest log
 (tests/run.py).  These tests show the checkers are there and that a load,
 traffic and unload cycle of our driver leaves no leak behind."""
-import re
 import time
 
 from lib.board import KFLAVOR, OURS, Board
-
-KMEMLEAK = "/sys/kernel/debug/kmemleak"
+from lib.kmemleak import KMEMLEAK, leaks_of
 
 
 def test_debug_kernel_checkers_are_on(logdir):
@@ -28,34 +26,9 @@ def test_debug_kernel_checkers_are_on(logdir):
         assert int(syms) > 0, "no UBSAN handlers in the test kernel"
 
 
-# A backtrace frame in module space (ARM: 0xbf000000-0xbfffffff) that no
-# longer resolves: the module was unloaded before kmemleak printed it.
-UNLOADED_MODULE_FRAME = re.compile(r"\] 0xbf[0-9a-f]{6}\b")
-
-
-# Allocator entry points: the first frame below them is the allocating code.
-ALLOCATOR = re.compile(r"\] (\w*(kmalloc|kmem_cache_alloc|alloc_skb|kzalloc|kvmalloc|"
-                       r"krealloc|kstrdup|kasprintf|kvasprintf|vmalloc|alloc_pages|"
-                       r"get_free_pages|devm_k\w+|devres_alloc)\w*)\+")
-
-
-def allocated_by_us(record):
-    for line in record.splitlines():
-        if "] " not in line or "[<" not in line:
-            continue
-        if ALLOCATOR.search(line):
-            continue
-        return f"[{OURS}]" in line or bool(UNLOADED_MODULE_FRAME.search(line))
-    return False
-
-
 def our_leaks(report):
-    """The kmemleak records of memory our module allocated itself, loaded
-    or since unloaded (no other module is loaded in these tests).  On this
-    32-bit KASAN kernel kmemleak also lists the kernel's own live objects by
-    the hundred (dentries, inodes, anon_vmas, task stacks, names made by
-    core code our probe called): those are logged, not judged."""
-    return [r for r in report.split("unreferenced object")[1:] if allocated_by_us(r)]
+    """The kmemleak records of memory our module allocated itself."""
+    return leaks_of(report, OURS)
 
 
 def test_debug_kernel_no_leak_after_load_traffic_unload(logdir):

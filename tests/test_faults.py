@@ -6,7 +6,7 @@ import os
 
 from lib.board import OURS, Board
 from lib.faults import FAULTS, ethtool_stats, inject_and_recover
-from test_debug_kernel import KMEMLEAK, our_leaks
+from lib.kmemleak import KMEMLEAK
 
 ROUNDS = 3
 
@@ -32,9 +32,7 @@ def test_faults_each_noticed_counted_and_recovered(logdir):
         st = ethtool_stats(b)
         with open(os.path.join(logdir, "ethtool-S.txt"), "w") as f:
             f.write("\n".join(f"{k}: {v}" for k, v in st.items()))
-        b.run(f"echo scan > {KMEMLEAK}", timeout=120)
-        b.run(f"echo scan > {KMEMLEAK}", timeout=120)
-        leaks = our_leaks(b.out(f"cat {KMEMLEAK}", timeout=60))
+        leaks = b.leaks()
         results.append(("no memory of ours leaked through the faults", not leaks,
                         leaks[0][:1500] if leaks else ""))
     return results

@@ -15,6 +15,7 @@ import tempfile
 import threading
 import time
 
+from .kmemleak import KMEMLEAK, leaks_of
 from .qmp import QMP
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -38,8 +39,9 @@ NETDEV = "net0"
 # Kernel log lines that mean the guest is broken, whatever the test says.
 # (kmemleak is not among them: on this 32-bit test kernel it reports the
 # kernel's own objects -- dentries, anon_vmas, task stacks -- by the
-# hundred, so the tests that scan read its records and judge those that
-# run through our module: tests/test_debug_kernel.py.)
+# hundred.  Every board on the test kernel that ran our driver scans as it
+# stops instead, and the records of memory our module allocated count as
+# splats: lib/kmemleak.py, Board.leaks().)
 SPLATS = re.compile(r"(BUG:|WARNING:|Oops|Kernel panic|INFO: possible|"
                     r"lockdep|KASAN:|UBSAN:|ODEBUG:|Unable to handle)")
 
@@ -68,6 +70,8 @@ class Board:
         self.mac = mac
         self.nic = nic
         self.extra_qemu = list(extra_qemu)
+        # scan for leaks of ours as the board stops (test kernel)
+        self.leak_check = KFLAVOR == "debug"
         self.mem = mem
         self.iperf_port = free_port()
         self.tmp = tempfile.mkdtemp(prefix="encx-")
@@ -157,10 +161,34 @@ class Board:
         self.run("true")
         return self
 
+    def leaks(self):
+        """kmemleak's records of memory our module allocated that nothing
+        references any more (test kernel only; [] where there is no
+        kmemleak or our module never ran).  Two scans: kmemleak reports an
+        object only once it has seen it unreferenced and unchanged."""
+        rc, _ = self.run(f"[ -e {KMEMLEAK} ] && {{ [ -e /sys/module/{OURS} ] || "
+                         f"dmesg | grep -q {OURS}; }}", timeout=10, check=False)
+        if rc != 0:
+            return []
+        self.run(f"echo scan > {KMEMLEAK}", timeout=120)
+        self.run(f"echo scan > {KMEMLEAK}", timeout=120)
+        report = self.out(f"cat {KMEMLEAK}", timeout=60)
+        ours = leaks_of(report, OURS)
+        if ours:
+            with open(os.path.join(self.logdir, f"{self.name}.kmemleak.txt"), "w") as f:
+                f.write(report)
+        return ours
+
     def stop(self):
         # Keep the whole kernel log: the console only shows warnings and up.
         dmesg = ""
+        leaked = []
         if self.proc and self.proc.poll() is None and self.con:
+            try:
+                if self.leak_check:
+                    leaked = self.leaks()
+            except (OSError, ValueError, GuestError):
+                pass
             try:
                 _, dmesg = self.run("dmesg", timeout=10, check=False)
                 with open(os.path.join(self.logdir, f"{self.name}.dmesg.log"), "w") as f:
@@ -196,7 +224,11 @@ class Board:
                 self._log = None
         shutil.rmtree(self.tmp, ignore_errors=True)
         seen = set()
-        for line in self.splats() + [l for l in dmesg.splitlines() if SPLATS.search(l)]:
+        leaked = [f"kmemleak: unreferenced object allocated by {OURS}: "
+                  + " ".join(r.split()[:12]) + f" (see {self.name}.kmemleak.txt)"
+                  for r in leaked]
+        for line in (self.splats() + [l for l in dmesg.splitlines() if SPLATS.search(l)]
+                     + leaked):
             key = line.split("] ", 1)[-1]
             if key not in seen:
                 seen.add(key)
