@@ -11,7 +11,8 @@ module reloaded every 60 s (between runs).  Then every fault of
 tests/lib/faults.py, each --rounds times: the driver must count it and
 answer a ping again within 2 s.  Figures (throughput over time,
 recoveries, errors, recovery times, leaks, kernel splats) go to
-build/soak/report.{md,json}; the exit status is 0 only if nothing failed.
+build/soak/report.{md,json} (or --out DIR); the exit status is 0 only if
+nothing failed.
 """
 import argparse
 import json
@@ -28,7 +29,7 @@ from lib.board import BUILD, OURS, Board, GuestError  # noqa: E402
 from lib.faults import FAULTS, ethtool_stats, inject_and_recover, ping_recover  # noqa: E402
 from lib.kmemleak import KMEMLEAK  # noqa: E402
 
-OUT = os.path.join(BUILD, "soak")
+DEFAULT_OUT = os.path.join(BUILD, "soak")
 RUN_S = 10
 FLAP_EVERY_S = 30
 RELOAD_EVERY_S = 60
@@ -170,9 +171,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=600)
     ap.add_argument("--rounds", type=int, default=100)
+    ap.add_argument("--out", default=DEFAULT_OUT,
+                    help="where the report and logs go (default build/soak)")
     args = ap.parse_args()
-    os.makedirs(OUT, exist_ok=True)
-    logf = open(os.path.join(OUT, "soak.log"), "w")
+    out = args.out
+    os.makedirs(out, exist_ok=True)
+    logf = open(os.path.join(out, "soak.log"), "w")
 
     def log(msg):
         print(msg, flush=True)
@@ -180,8 +184,8 @@ def main():
 
     r = {"rounds": args.rounds, "errors": []}
     log(f"==> soak: {args.seconds} s of load, every fault {args.rounds} times "
-        f"(logs: {os.path.relpath(OUT)})")
-    with Board(os.path.join(OUT, "logs"), name="soak") as b:
+        f"(logs: {os.path.relpath(out)})")
+    with Board(os.path.join(out, "logs"), name="soak") as b:
         b.load_driver(OURS)
         b.net_up()
         b.run(f"echo clear > {KMEMLEAK}")
@@ -200,13 +204,13 @@ def main():
     failed = bool(r["errors"] or r["leaks"] or r["splats"]
                   or any(v["failed"] for v in r["faults"].values()))
     r["ok"] = not failed
-    with open(os.path.join(OUT, "report.json"), "w") as f:
+    with open(os.path.join(out, "report.json"), "w") as f:
         json.dump(r, f, indent=1)
     md = report(r)
-    with open(os.path.join(OUT, "report.md"), "w") as f:
+    with open(os.path.join(out, "report.md"), "w") as f:
         f.write(md)
     print(md)
-    print(f"written: {os.path.relpath(OUT)}/report.md, report.json")
+    print(f"written: {os.path.relpath(out)}/report.md, report.json")
     return 1 if failed else 0
 
 

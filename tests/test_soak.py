@@ -6,18 +6,16 @@ import os
 import subprocess
 import sys
 
-from lib.board import BUILD
-
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 
 def test_soak_short(logdir):
     p = subprocess.run([sys.executable, os.path.join(TOP, "scripts", "soak.py"),
-                        "--seconds", "60", "--rounds", "2"],
+                        "--seconds", "60", "--rounds", "2", "--out", logdir],
                        capture_output=True, text=True, timeout=900)
     with open(os.path.join(logdir, "soak.log"), "w") as f:
         f.write(p.stdout + p.stderr)
-    res = json.load(open(os.path.join(BUILD, "soak", "report.json")))
+    res = json.load(open(os.path.join(logdir, "report.json")))
     load = res["load"]
     assert load["reloads"] >= 1 and load["flaps"] >= 1, load
     assert any(e["h2g_mbps"] for e in load["timeline"]), "no traffic moved"
