@@ -196,9 +196,9 @@ def main():
         # the model's own count of what it injected (the faults it can)
         r["model_injections"] = b.stats().get("injections")
         b.run(f"ip link set eth0 down; rmmod {OURS}")
-        report = b.leak_report()
-        r["leaks"] = len(records(report))
-        r["leaks_ours"] = len(leaks_of(report, OURS))
+        kmemleak = b.leak_report()
+        r["leaks"] = len(records(kmemleak))
+        r["leaks_ours"] = len(leaks_of(kmemleak, OURS))
         r["splats"] = b.splats()
     r["errors"] = r["load"]["errors"] + [f"{f}: {x}" for f, v in r["faults"].items()
                                          for x in v["failures"]]
