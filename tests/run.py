@@ -2,14 +2,19 @@
 """Run the project's tests and end with one line: `N passed, N failed`.
 
 Tests are functions named test_* in tests/test_*.py.  Each gets a
-directory for its logs; a test fails by raising.  A test may instead
-return a list of (name, passed, detail) sub-results (the KUnit cases run in
-the guest): each then counts as one test, passed or failed.  Every test runs under a
-time bound, so a hung guest is a failure, not a hang.
+directory for its logs; a test fails by raising, and is skipped by raising
+Skip (counted apart, never as a pass).  A test may instead return a list
+of (name, passed, detail) sub-results (the KUnit cases run in the guest):
+each then counts as one test, passed (True), failed (False) or skipped
+(None).  Every test runs under a time bound, so a hung guest is a failure,
+not a hang.  Any kernel problem a board of the test saw fails it
+(lib/board.py), unless the test declares that line (allow_splats).
 
   run.py                 all tests
   run.py -k ping         tests whose name contains "ping"
   run.py --list          names only
+  run.py --dir DIR       the tests of another directory (tests/provoked:
+                         tests that must fail, run by test_harness.py)
 """
 import argparse
 import importlib.util
@@ -28,6 +33,7 @@ os.environ.setdefault("KFLAVOR", "debug")
 
 from lib import board  # noqa: E402
 from lib.board import BUILD  # noqa: E402
+from lib.skip import Skip  # noqa: E402
 
 DEFAULT_TIMEOUT = 300
 
@@ -36,12 +42,12 @@ class TestTimeout(Exception):
     pass
 
 
-def discover():
+def discover(where=HERE):
     tests = []
-    for fn in sorted(os.listdir(HERE)):
+    for fn in sorted(os.listdir(where)):
         if not (fn.startswith("test_") and fn.endswith(".py")):
             continue
-        spec = importlib.util.spec_from_file_location(fn[:-3], os.path.join(HERE, fn))
+        spec = importlib.util.spec_from_file_location(fn[:-3], os.path.join(where, fn))
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         for name in sorted(vars(mod)):
@@ -51,22 +57,32 @@ def discover():
     return tests
 
 
+# After a test's bound, the boards it started still stop (and check their
+# guests) as the exception unwinds; that too is bounded.
+CLEANUP_BOUND = 180
+
+
 def on_alarm(signum, frame):
+    signal.alarm(CLEANUP_BOUND)     # a second alarm ends a cleanup that hangs
     raise TestTimeout("test exceeded its time bound")
 
 
 def report_subresults(name, subs, logdir, elapsed):
     """A test that returns a list of (name, passed, detail) sub-results
-    counts each of them as one test.  Returns (passed, failed)."""
+    counts each of them as one test: passed (True), failed (False) or
+    skipped (None).  Returns (passed, failed, skipped)."""
     if not subs:
         subs = [("(no sub-results)", False, "the test returned an empty list")]
-    passed = failed = 0
+    passed = failed = skipped = 0
     failures = []
     print(f"  {name} ({elapsed:.1f}s): {len(subs)} results", flush=True)
     for sub, ok, detail in subs:
         full = f"{name}.{sub}"
         lines = str(detail or "").strip().splitlines()
-        if ok:
+        if ok is None:
+            skipped += 1
+            print(f"  SKIP {full}" + (f": {lines[0]}" if lines else ""), flush=True)
+        elif ok:
             passed += 1
             print(f"  PASS {full}", flush=True)
         else:
@@ -79,23 +95,24 @@ def report_subresults(name, subs, logdir, elapsed):
         with open(os.path.join(logdir, "failure.txt"), "w") as f:
             f.write("\n".join(failures))
         print(f"       logs: {os.path.relpath(logdir)}", flush=True)
-    return passed, failed
+    return passed, failed, skipped
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="", help="run tests whose name contains this")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--dir", default=HERE, help="where the test_*.py files are")
     args = ap.parse_args()
 
-    tests = [(n, f) for n, f in discover() if args.k in n]
+    tests = [(n, f) for n, f in discover(os.path.abspath(args.dir)) if args.k in n]
     if args.list:
         print("\n".join(n for n, _ in tests))
         return 0
     logroot = os.path.join(BUILD, "test-logs")
     os.makedirs(logroot, exist_ok=True)
     signal.signal(signal.SIGALRM, on_alarm)
-    passed = failed = 0
+    passed = failed = skipped = 0
     for i, (name, fn) in enumerate(tests, 1):
         logdir = os.path.join(logroot, name)
         os.makedirs(logdir, exist_ok=True)
@@ -119,13 +136,18 @@ def main():
                     raise AssertionError(f"the guest kernel reported: {splats[0]} "
                                          f"({len(splats)} lines in {logdir}/splats.txt)")
             if isinstance(note, list):
-                p, f = report_subresults(name, note, logdir, time.monotonic() - start)
+                p, f, sk = report_subresults(name, note, logdir, time.monotonic() - start)
                 passed += p
                 failed += f
+                skipped += sk
                 continue
             passed += 1
             extra = f": {note}" if isinstance(note, str) and note else ""
             print(f"  PASS {name} ({time.monotonic() - start:.1f}s){extra}", flush=True)
+        except Skip as e:
+            signal.alarm(0)
+            skipped += 1
+            print(f"  SKIP {name} ({time.monotonic() - start:.1f}s): {e}", flush=True)
         except BaseException as e:  # noqa: B036 - a test must never end the run
             signal.alarm(0)
             if isinstance(e, KeyboardInterrupt):
@@ -138,7 +160,8 @@ def main():
             for line in msg[1:8]:
                 print(f"       {line}")
             print(f"       logs: {os.path.relpath(logdir)}", flush=True)
-    print(f"{passed} passed, {failed} failed", flush=True)
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""),
+          flush=True)
     return 0 if failed == 0 else 1
 
 

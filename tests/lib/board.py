@@ -45,13 +45,49 @@ SPLATS = re.compile(r"(BUG:|WARNING:|Oops|Kernel panic|INFO: possible|"
                     r"kmemleak: \d+ new suspected memory leak)")
 
 
-# Kernel problems every Board saw, console and full dmesg, as it stopped;
+# Kernel problems every Board saw (its kernel log stream, console and the
+# full dmesg at its stop), and stops that could not check the guest;
 # tests/run.py fails a test on any the test did not declare (allow_splats).
 SEEN_SPLATS = []
+
+# The guest's /init copies the kernel log (/dev/kmsg: every record, every
+# level) to its second UART; the harness writes that UART to a file.  The
+# console only shows KERN_ERR and worse (guest/init), WARN and lockdep are
+# KERN_WARNING.  A record is "prio,seq,usec,flags;text": the sequence
+# numbers show records lost before they were copied.
+KMSG_RECORD = re.compile(r"^(\d+),(\d+),(\d+),[^;]*;(.*)$")
+STOP_MARK = "encx-harness: board stopping"
+
+
+def kmsg_records(text):
+    """{seq: (level, text)} of the records in a kernel log stream (a record
+    read twice, after the reader reopened /dev/kmsg, counts once)."""
+    recs = {}
+    for line in text.splitlines():
+        m = KMSG_RECORD.match(line.rstrip("\r"))
+        if m:
+            recs[int(m.group(2))] = (int(m.group(1)) & 7, m.group(4))
+    return recs
+
+
+def kmsg_gaps(recs):
+    """The ranges of sequence numbers missing from a stream (from 0: the
+    first record of the boot must be there too)."""
+    gaps, want = [], 0
+    for seq in sorted(recs):
+        if seq > want:
+            gaps.append((want, seq - 1))
+        want = seq + 1
+    return gaps
 
 
 class GuestError(Exception):
     pass
+
+
+def first_line(e):
+    """An exception's first line, or its type where it says nothing."""
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
 
 
 def free_port():
@@ -71,11 +107,17 @@ class Board:
         self.extra_qemu = list(extra_qemu)
         self.mem = mem
         self.iperf_port = free_port()
+        # a second forwarded port, for a second server in the guest
+        self.iperf_port2 = free_port()
         self.tmp = tempfile.mkdtemp(prefix="encx-")
         self.con_path = os.path.join(self.tmp, "console.sock")
         self.qmp_path = os.path.join(self.tmp, "qmp.sock")
         self.console_log = os.path.join(logdir, f"{name}.console.log")
         self.qemu_log = os.path.join(logdir, f"{name}.qemu.log")
+        self.kmsg_log = os.path.join(logdir, f"{name}.kmsg.log")
+        self.quit_by_test = False   # QEMU was ended on purpose (quit())
+        self.problems = []          # what stop() found (also in SEEN_SPLATS)
+        self._stopped = False
         self.proc = None
         self.con = None
         self.qmp = None
@@ -99,7 +141,8 @@ class Board:
             # forwarded from the same host port to the guest's server.
             netdev = (f"user,id={NETDEV},"
                       f"hostfwd=tcp:127.0.0.1:{self.iperf_port}-:5201,"
-                      f"hostfwd=udp:127.0.0.1:{self.iperf_port}-:5201")
+                      f"hostfwd=udp:127.0.0.1:{self.iperf_port}-:5201,"
+                      f"hostfwd=tcp:127.0.0.1:{self.iperf_port2}-:5202")
         else:
             netdev = f"{self.nic},id={NETDEV}"
         nic = f"nic,model=encx24j600,netdev={NETDEV},macaddr={self.mac}"
@@ -115,10 +158,15 @@ class Board:
                 "-kernel", os.path.join(self.images, "uImage"),
                 "-initrd", os.path.join(self.images, "initramfs.uimg"),
                 "-dtb", os.path.join(self.images, "versatile-pb-encx24j600.dtb"),
-                "-append", "console=ttyAMA0 rdinit=/init panic=-1",
+                # a log buffer that holds a whole test's kernel log: 1 MiB
+                # (versatile_defconfig builds 16 KiB in)
+                "-append", "console=ttyAMA0 rdinit=/init panic=-1 log_buf_len=1M",
                 "-display", "none", "-monitor", "none", "-no-reboot",
                 "-chardev", f"socket,id=con,path={self.con_path},server=on,wait=on",
                 "-serial", "chardev:con",
+                # UART1: the guest's whole kernel log, as it is written
+                "-chardev", f"file,id=kmsg,path={self.kmsg_log}",
+                "-serial", "chardev:kmsg",
                 "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
                 "-netdev", netdev, "-net", nic] + autoneg + self.extra_qemu
 
@@ -131,6 +179,9 @@ class Board:
 
     def _start(self, boot_timeout):
         os.makedirs(self.logdir, exist_ok=True)
+        # a stream left by an earlier run of the test is not this board's
+        if os.path.exists(self.kmsg_log):
+            os.remove(self.kmsg_log)
         self._log = open(self.console_log, "w")
         qlog = open(self.qemu_log, "w")
         cmd = self.qemu_cmd()
@@ -183,34 +234,90 @@ class Board:
             return []
         return leaks_of(self.leak_report(), OURS)
 
-    def stop(self):
-        # Keep the whole kernel log: the console only shows warnings and up.
-        dmesg = ""
-        leaked = []
-        if self.proc and self.proc.poll() is None and self.con:
-            try:
-                leaked = records(self.leak_report())
-            except (OSError, ValueError, GuestError):
-                pass
-            try:
-                _, dmesg = self.run("dmesg", timeout=10, check=False)
-                with open(os.path.join(self.logdir, f"{self.name}.dmesg.log"), "w") as f:
-                    f.write(dmesg)
-            except (OSError, ValueError, GuestError):
-                pass
+    def quit(self):
+        """End QEMU on purpose (after a migration, say): stop() then checks
+        the kernel log stream only, not a guest that is gone."""
+        self.quit_by_test = True
+        self.qmp.cmd("quit")
+        self.proc.wait(timeout=20)
+
+    def _check_guest_at_stop(self):
+        """The stop's checks in a running guest: kmemleak scan, a mark
+        through the kernel log stream.  Returns (kmemleak records,
+        problems); a guest that does not answer is a problem, never a
+        pass."""
+        problems = []
         try:
-            while self._pump(0.1):
-                pass
-        except (OSError, ValueError, GuestError):
-            pass
-        if self.proc and self.proc.poll() is None:
+            # a guest just out of a flood on the test kernel can be slow
+            self.run("true", timeout=60)
+        except (OSError, ValueError, GuestError) as e:
+            return [], [f"the guest did not answer at the end of the test, "
+                        f"so its kernel log and leaks were not checked: {first_line(e)}"]
+        leaked = []
+        try:
+            leaked = records(self.leak_report())
+            # everything logged so far must come through the stream
+            self.run(f"echo '{STOP_MARK}' > /dev/kmsg", timeout=30)
+            end = time.monotonic() + 30
+            while STOP_MARK not in self.kernel_log_text():
+                if time.monotonic() > end:
+                    problems.append("the kernel log stream (UART1, "
+                                    f"{os.path.basename(self.kmsg_log)}) stopped: "
+                                    "a mark written at the stop did not come through")
+                    break
+                time.sleep(0.1)
+        except (OSError, ValueError, GuestError) as e:
+            problems.append(f"the guest stopped answering during the stop's checks: "
+                            f"{first_line(e)}")
+        return leaked, problems
+
+    def stop(self):
+        if self._stopped:
+            return
+        self._stopped = True
+        leaked, problems = [], []
+        try:
+            if self.proc and self.proc.poll() is None and self.con:
+                leaked, problems = self._check_guest_at_stop()
+            elif self.proc and self.proc.poll() is not None and not self.quit_by_test:
+                problems.append(f"QEMU exited ({self.proc.returncode}) before the "
+                                f"board was stopped (see {self.qemu_log})")
             try:
-                self.qmp.cmd("quit")
-            except Exception:
+                while self._pump(0.1):
+                    pass
+            except (OSError, ValueError, GuestError):
                 pass
-            try:
+        finally:
+            self._shutdown()
+        if self.proc:
+            problems += self._kernel_log_problems()
+            self._write_dmesg()
+        seen = set()
+        leaked = [f"kmemleak: {summary(r)} (see {self.name}.kmemleak.txt)" for r in leaked]
+        for line in self.splats() + leaked + problems:
+            key = line.split("] ", 1)[-1]
+            if key not in seen:
+                seen.add(key)
+                self.problems.append(f"{self.name}: {line.strip()}")
+        SEEN_SPLATS.extend(self.problems)
+
+    def _write_dmesg(self):
+        """The whole kernel log, from the stream, as dmesg shows it."""
+        with open(os.path.join(self.logdir, f"{self.name}.dmesg.log"), "w") as f:
+            f.writelines(f"<{lvl}> {text}\n" for lvl, text in self.kernel_log())
+
+    def _shutdown(self):
+        try:
+            if self.proc and self.proc.poll() is None:
+                try:
+                    self.qmp.cmd("quit")
+                except Exception:
+                    pass
                 self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
+        except BaseException:  # noqa: B036 - a timeout here still ends QEMU
+            pass
+        finally:
+            if self.proc and self.proc.poll() is None:
                 self.proc.kill()
                 self.proc.wait()
         self._closed = True
@@ -226,14 +333,19 @@ class Board:
                 self._log.close()
                 self._log = None
         shutil.rmtree(self.tmp, ignore_errors=True)
-        seen = set()
-        leaked = [f"kmemleak: {summary(r)} (see {self.name}.kmemleak.txt)" for r in leaked]
-        for line in (self.splats() + [l for l in dmesg.splitlines() if SPLATS.search(l)]
-                     + leaked):
-            key = line.split("] ", 1)[-1]
-            if key not in seen:
-                seen.add(key)
-                SEEN_SPLATS.append(f"{self.name}: {line.strip()}")
+
+    def _kernel_log_problems(self):
+        """Records lost from the kernel log stream, or no stream at all."""
+        recs = kmsg_records(self.kernel_log_text())
+        if not recs:
+            return [f"no kernel log came through UART1 ({self.kmsg_log})"]
+        gaps = kmsg_gaps(recs)
+        if gaps:
+            lost = sum(b - a + 1 for a, b in gaps)
+            return [f"the kernel log lost {lost} records before the harness read them "
+                    f"(sequence numbers {', '.join(f'{a}-{b}' for a, b in gaps[:5])}; "
+                    f"see {os.path.basename(self.kmsg_log)})"]
+        return []
 
     def __enter__(self):
         return self if self.proc else self.start()
@@ -331,14 +443,78 @@ class Board:
     def out(self, cmd, timeout=30):
         return self.run(cmd, timeout=timeout)[1].strip()
 
+    def kernel_log_text(self):
+        """The kernel log stream so far, as the guest wrote it to UART1."""
+        try:
+            with open(self.kmsg_log, errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def kernel_log(self):
+        """The kernel's records so far, in order: [(level, text)]."""
+        recs = kmsg_records(self.kernel_log_text())
+        return [recs[k] for k in sorted(recs)]
+
     def splats(self):
-        return [l for l in self.text.splitlines() if SPLATS.search(l)]
+        """Kernel problems so far: the console's lines and the stream's
+        records (every level: WARN and lockdep are KERN_WARNING)."""
+        return ([l for l in self.text.splitlines() if SPLATS.search(l)]
+                + [t for _, t in self.kernel_log() if SPLATS.search(t)])
 
     # --- host side ------------------------------------------------------
     def stats(self):
         """The model's SPI transaction counters (ground truth)."""
         return self.qmp.cmd("qom-get", path="/machine/encx24j600",
                             property="spi-stats")
+
+    def wait_quiet(self, quiet_s=0.3, timeout=20):
+        """Wait until the bus has been idle for quiet_s: no counter of the
+        model moved (SPI transactions, frames stored, filtered, dropped or
+        sent) between two readings that far apart.  Frames still queued in
+        QEMU's network or a driver work item still to run show up there,
+        so what the guest has been given is all handled once this returns.
+        Returns the model's counters."""
+        end = time.monotonic() + timeout
+        last = self.stats()
+        while True:
+            time.sleep(quiet_s)
+            now = self.stats()
+            if now == last:
+                return now
+            if time.monotonic() > end:
+                raise GuestError(f"the bus did not go quiet for {quiet_s} s within {timeout} s")
+            last = now
+
+    def frames_accounted(self, st=None):
+        """Frames the model took from its network backend and did something
+        with: stored in the ring, filtered, dropped (MAC, full ring) or
+        dropped by the link partner's full port buffer."""
+        st = st or self.stats()
+        return sum(st.get(k, 0) for k in ("rx-frames", "rx-filtered", "rx-dropped",
+                                          "rx-wire-dropped"))
+
+    def wait_frames(self, before, n, timeout=30):
+        """Wait until the model has accounted for n more frames than the
+        reading `before` (a frames_accounted() value), then for a quiet bus."""
+        end = time.monotonic() + timeout
+        while self.frames_accounted() < before + n:
+            if time.monotonic() > end:
+                raise GuestError(f"the model accounted for {self.frames_accounted() - before} "
+                                 f"of {n} frames sent within {timeout} s")
+            time.sleep(0.05)
+        return self.wait_quiet()
+
+    def settle_after(self, before, timeout=10):
+        """After a change that makes the driver write to the chip from a
+        work item (RX mode, say): wait until the bus moved past the reading
+        `before`, then until it is quiet again."""
+        end = time.monotonic() + timeout
+        while self.stats()["transactions"] == before["transactions"]:
+            if time.monotonic() > end:
+                raise GuestError(f"the driver did not touch the chip within {timeout} s")
+            time.sleep(0.05)
+        return self.wait_quiet()
 
     def reset_stats(self):
         self.qmp.cmd("qom-set", path="/machine/encx24j600",

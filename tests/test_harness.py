@@ -1,0 +1,136 @@
+"""The suite, the soak and the benchmark fail on what they claim to see.
+
+Each check provokes the failure on purpose on the test kernel (the
+kernel's own lkdtm makes a WARN_ON that only the kernel log stream can
+see: tests/lib/provoke.py) and runs the real harness on it: tests/run.py
+on the tests of tests/provoked, soak.py and bench.py with --provoke.  Each
+must fail, naming the problem."""
+import importlib.util
+import json
+import os
+import re
+import sys
+
+from lib.board import BUILD, kmsg_gaps, kmsg_records
+from lib.proc import run_script
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROVOKED_DIR = os.path.join(HERE, "provoked")
+
+# The WARN as the stream has it: no "[ time]" prefix (dmesg's), which
+# shows the stream, not the end-of-test dmesg, reported it
+WARN_LINE = re.compile(r": WARNING: CPU: \d+ PID: \d+ at \S*lkdtm")
+
+# test of tests/provoked -> what its splats.txt (every problem the run
+# reported for it) must say
+PROVOKED = {
+    "test_provoked_warning": [WARN_LINE],
+    "test_provoked_lost_log": [re.compile(r"the kernel log lost \d+ records")],
+    "test_provoked_silent_guest": [re.compile(r"the guest did not answer at the end of the test")],
+    "test_provoked_qemu_gone": [WARN_LINE,
+                                re.compile(r"QEMU exited \(-9\) before the board was stopped")],
+}
+
+
+def provoked_bound():
+    """The sum of the provoked tests' own time bounds (run.py's default
+    where a test sets none): the bound of the run that holds them all."""
+    spec = importlib.util.spec_from_file_location(
+        "provoked", os.path.join(PROVOKED_DIR, "test_provoked.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return sum(getattr(f, "timeout", 300) for n, f in vars(mod).items()
+               if n.startswith("test_") and callable(f))
+
+
+PROVOKED_BOUND = provoked_bound()
+
+
+def debug_env():
+    return dict(os.environ, KFLAVOR="debug")
+
+
+def test_harness_fails_each_provoked_test(logdir):
+    p = run_script([sys.executable, os.path.join(HERE, "run.py"), "--dir", PROVOKED_DIR],
+                   timeout=PROVOKED_BOUND + 30, env=debug_env())
+    with open(os.path.join(logdir, "run.log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    lines = p.stdout.splitlines()
+    results = []
+    for name, wants in PROVOKED.items():
+        failed = any(l.startswith(f"  FAIL test_provoked.{name} ") for l in lines)
+        splats = os.path.join(BUILD, "test-logs", f"test_provoked.{name}", "splats.txt")
+        said = open(splats).read() if failed and os.path.exists(splats) else ""
+        missing = [w.pattern for w in wants if not w.search(said)]
+        results.append((f"{name} fails, reporting {', '.join(w.pattern for w in wants)}",
+                        failed and not missing,
+                        f"failed: {failed}; not reported: {missing} (see {splats})"))
+    control = any(l.startswith("  PASS test_provoked.test_provoked_control ") for l in lines)
+    results.append(("the control (same steps, nothing provoked) passes", control,
+                    f"see {logdir}/run.log"))
+    last = lines[-1] if lines else ""
+    want = f"1 passed, {len(PROVOKED)} failed"
+    results.append((f"the run ends '{want}' and exits 1", last == want and p.returncode == 1,
+                    f"ended {last!r}, exit {p.returncode}"))
+    return results
+
+
+test_harness_fails_each_provoked_test.timeout = PROVOKED_BOUND + 60
+
+
+def test_harness_a_warning_fails_a_soak_run(logdir):
+    p = run_script([sys.executable, os.path.join(TOP, "scripts", "soak.py"),
+                    "--seconds", "0", "--rounds", "0", "--provoke", "WARNING", "--out", logdir],
+                   timeout=600, env=debug_env())
+    with open(os.path.join(logdir, "soak.out"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    assert p.returncode != 0, f"the soak passed with a WARN in the guest (see {logdir}/soak.out)"
+    res = json.load(open(os.path.join(logdir, "report.json")))
+    assert not res["ok"], res
+    named = [s for s in res["splats"] if WARN_LINE.search(s)]
+    assert named, f"the soak's report does not name the WARN: {res['splats'][:5]}"
+    return named[0]
+
+
+test_harness_a_warning_fails_a_soak_run.timeout = 660
+
+
+def test_harness_a_warning_fails_a_bench_run(logdir):
+    out = os.path.join(logdir, "bench")
+    p = run_script([sys.executable, os.path.join(TOP, "scripts", "bench.py"), "--short",
+                    "--drivers", "ours", "--provoke", "WARNING", "--out", out],
+                   timeout=600, env=debug_env())
+    with open(os.path.join(logdir, "bench.out"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    assert p.returncode != 0, \
+        f"the benchmark passed with a WARN in the guest (see {logdir}/bench.out)"
+    named = [l for l in p.stderr.splitlines()
+             if l.startswith("error: ours:") and WARN_LINE.search(l)]
+    assert named, f"bench.py's errors do not name the WARN:\n{p.stderr[-1500:]}"
+    res = json.load(open(os.path.join(out, "results.json")))
+    assert any(WARN_LINE.search(s) for s in res["splats"]["ours"]), res["splats"]
+    return named[0]
+
+
+test_harness_a_warning_fails_a_bench_run.timeout = 660
+
+
+def test_harness_kernel_log_stream_parsing(logdir):
+    """The stream's records are read by sequence number: a record read
+    twice (the reader reopened /dev/kmsg) counts once, a missing one is a
+    gap, and the first record of the boot must be there."""
+    text = ("6,0,0,-;Booting Linux\r\n"
+            " SUBSYSTEM=cpu\n"
+            "4,1,10,-;WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x4\n"
+            "6,2,20,c;two\n"
+            "4,1,10,-;WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x4\n"   # read again
+            "6,5,50,-,caller=T1;five\n"
+            "6,6,60,-;six, cut off by the end of the fi")
+    recs = kmsg_records(text)
+    assert sorted(recs) == [0, 1, 2, 5, 6], recs
+    assert recs[1] == (4, "WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x4"), recs[1]
+    assert recs[5] == (6, "five"), recs[5]
+    assert kmsg_gaps(recs) == [(3, 4)], kmsg_gaps(recs)
+    assert kmsg_gaps({k: recs[k] for k in (1, 2)}) == [(0, 0)], "a lost first record"
+    assert kmsg_gaps({}) == []
