@@ -57,7 +57,7 @@ def main():
     with Board(logdir, name="demo") as b:
         b.load_driver(OURS)
         dmesg = b.out(f"dmesg | grep -i {OURS} | tail -n 3")
-        print(f"driver probed:\n  " + dmesg.replace("\n", "\n  "))
+        print("driver probed:\n  " + dmesg.replace("\n", "\n  "))
         print(f"MAC: {b.out('cat /sys/class/net/eth0/address')}")
         print(f"link: {b.net_up()}")
         b.reset_stats()
@@ -82,10 +82,11 @@ def main():
         t_off = off["transactions"] / off["rx-frames"]
         print(f"  saved      : {t_off - t_on:.3f} transactions per frame "
               f"({100.0 * (t_off - t_on) / t_off:.1f}%)")
-        splats = b.splats()
-        if splats:
-            print("\nkernel problems:\n  " + "\n  ".join(splats))
-            return 1
+    # what the board's stop found in the whole kernel log (every level)
+    if b.problems:
+        print("\nkernel problems:\n  " + "\n  ".join(b.problems)
+              + f"\n(kernel log: {os.path.relpath(b.kmsg_log)})")
+        return 1
     return 0
 
 

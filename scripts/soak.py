@@ -28,6 +28,7 @@ os.environ.setdefault("KFLAVOR", "debug")
 from lib.board import BUILD, OURS, Board, GuestError  # noqa: E402
 from lib.faults import FAULTS, ethtool_stats, inject_and_recover, ping_recover  # noqa: E402
 from lib.kmemleak import KMEMLEAK, leaks_of, records  # noqa: E402
+from lib.provoke import PROVOCATIONS, provoke  # noqa: E402
 
 DEFAULT_OUT = os.path.join(BUILD, "soak")
 RUN_S = 10
@@ -173,6 +174,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=100)
     ap.add_argument("--out", default=DEFAULT_OUT,
                     help="where the report and logs go (default build/soak)")
+    ap.add_argument("--provoke", choices=PROVOCATIONS,
+                    help="make the guest kernel report a problem first (test kernel's "
+                    "lkdtm): the run must fail, naming it (tests/test_harness.py)")
     args = ap.parse_args()
     out = args.out
     os.makedirs(out, exist_ok=True)
@@ -188,7 +192,10 @@ def main():
     with Board(os.path.join(out, "logs"), name="soak") as b:
         b.load_driver(OURS)
         b.net_up()
-        b.run(f"echo clear > {KMEMLEAK}")
+        b.run(f"[ ! -e {KMEMLEAK} ] || echo clear > {KMEMLEAK}")
+        if args.provoke:
+            log(f"==> provoking a kernel {args.provoke} (lkdtm): this run must fail")
+            provoke(b, args.provoke)
         log("==> load: iperf3 --bidir, link flaps, module reloads")
         r["load"] = load_phase(b, args.seconds, log)
         log("==> faults")
@@ -199,7 +206,9 @@ def main():
         kmemleak = b.leak_report()
         r["leaks"] = len(records(kmemleak))
         r["leaks_ours"] = len(leaks_of(kmemleak, OURS))
-        r["splats"] = b.splats()
+    # what the board's stop found: every kernel problem in its whole kernel
+    # log (every level), its leak scan, and a guest that no longer answered
+    r["splats"] = b.problems
     r["errors"] = r["load"]["errors"] + [f"{f}: {x}" for f, v in r["faults"].items()
                                          for x in v["failures"]]
     failed = bool(r["errors"] or r["leaks"] or r["splats"]
