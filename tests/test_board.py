@@ -6,7 +6,6 @@ guest console or over QMP.
 import json
 import re
 import subprocess
-import time
 
 from lib.board import OURS, Board, GuestError
 
@@ -146,7 +145,7 @@ def test_module_unload_reload(logdir):
 def test_model_counters_follow_traffic(logdir):
     with boot_with_driver(logdir) as b:
         b.net_up()
-        time.sleep(0.5)
+        b.wait_quiet()
         b.reset_stats()
         zero = b.stats()
         assert zero["transactions"] == 0 and zero["bytes"] == 0, f"reset left {zero}"

@@ -7,12 +7,14 @@ leaves no leak behind."""
 import time
 
 from lib.board import KFLAVOR, OURS, SPLATS, Board
+from lib.skip import needs_test_kernel
 from lib.kmemleak import (KMEMLEAK, UNLOADED_MODULE_FRAME, allocator_caller, leaks_of,
                           records)
 
 
 def test_debug_kernel_checkers_are_on(logdir):
-    assert KFLAVOR == "debug", "the suite is not running on the test kernel"
+    needs_test_kernel("KASAN, kmemleak, lockdep and UBSAN are what it checks")
+    assert KFLAVOR == "debug"
     with Board(logdir) as b:
         log = b.out("dmesg")
         assert "kasan: Kernel address sanitizer initialized" in log, "no KASAN in the test kernel"
@@ -37,6 +39,7 @@ def test_debug_kernel_a_leak_fails_the_test(logdir):
     """The kernel's own leaking module (kmemleak-test: kmalloc and vmalloc
     blocks orphaned as it loads) must show up in the scan every board runs
     as it stops, as a line that fails the test."""
+    needs_test_kernel("kmemleak and its kmemleak-test module")
     with Board(logdir) as b:
         b.run("modprobe kmemleak-test", timeout=60)
         time.sleep(6)
@@ -62,6 +65,7 @@ test_debug_kernel_a_leak_fails_the_test.allow_splats = (
 def test_debug_kernel_no_leak_after_load_traffic_unload(logdir):
     """Two load / up / traffic / down / unload cycles of our driver, then a
     kmemleak scan: nothing may be left unreferenced, ours or the kernel's."""
+    needs_test_kernel("kmemleak")
     with Board(logdir) as b:
         b.run(f"echo clear > {KMEMLEAK}")
         for cycle in range(2):

@@ -43,10 +43,13 @@ def reg16(dump, addr):
 
 def send_and_count(b, peer, frames, gap=0.002):
     before = link_stats(b)
+    seen = b.frames_accounted()
     for f in frames:
         peer.send(f)
         time.sleep(gap)
-    time.sleep(0.5)
+    # every frame sent stored, filtered or dropped by the model, and every
+    # stored one taken by the driver once the bus has gone quiet
+    b.wait_frames(seen, len(frames))
     after = link_stats(b)
     return {k: after[k] - before[k] for k in after}
 
@@ -66,8 +69,9 @@ def test_driver_multicast_hash_filter(logdir):
     b, peer = boot_peer(logdir)
     try:
         joined, other, i1, i2 = two_groups()
+        before = b.stats()
         b.run(f"ip maddr add {joined} dev eth0")
-        time.sleep(0.3)
+        b.settle_after(before)      # the rx_mode work wrote the filters
         d = regs(b)
         ht = sum(reg16(d, 0x20 + 2 * i) << (16 * i) for i in range(4))
         erxfcon = reg16(d, 0x34)
@@ -82,12 +86,14 @@ def test_driver_multicast_hash_filter(logdir):
         assert got["rx_packets"] == 0, \
             f"frames to {other} (hash bit {i2}, not set) were received: {got}"
         # all-multicast takes every group
+        before = b.stats()
         b.run("ip link set eth0 allmulticast on")
-        time.sleep(0.3)
+        b.settle_after(before)      # the rx_mode work wrote the filters
         got = send_and_count(b, peer, [frame(other, payload=bytes(46))] * n)
         assert got["rx_packets"] == n, f"allmulticast: {got['rx_packets']} of {n} received"
+        before = b.stats()
         b.run("ip link set eth0 allmulticast off")
-        time.sleep(0.3)
+        b.settle_after(before)      # the rx_mode work wrote the filters
         got = send_and_count(b, peer, [frame(other, payload=bytes(46))] * n)
         assert got["rx_packets"] == 0, "allmulticast off still receives other groups"
         check_no_splats(b)
@@ -104,12 +110,14 @@ def test_driver_promiscuous(logdir):
         n = 10
         got = send_and_count(b, peer, [frame(stranger, payload=bytes(46))] * n)
         assert got["rx_packets"] == 0, f"unicast to {stranger} received without promisc"
+        before = b.stats()
         b.run("ip link set eth0 promisc on")
-        time.sleep(0.3)
+        b.settle_after(before)      # the rx_mode work wrote the filters
         got = send_and_count(b, peer, [frame(stranger, payload=bytes(46))] * n)
         assert got["rx_packets"] == n, f"promisc: {got['rx_packets']} of {n} received"
+        before = b.stats()
         b.run("ip link set eth0 promisc off")
-        time.sleep(0.3)
+        b.settle_after(before)      # the rx_mode work wrote the filters
         got = send_and_count(b, peer, [frame(stranger, payload=bytes(46))] * n)
         assert got["rx_packets"] == 0, "promisc off still receives other unicast"
         check_no_splats(b)

@@ -3,22 +3,26 @@ flaps and a module reload, then every fault twice, on the test kernel
 (`make soak` runs 10 minutes and 100 rounds)."""
 import json
 import os
-import subprocess
 import sys
+
+from lib.proc import run_script
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 
 def test_soak_short(logdir):
-    p = subprocess.run([sys.executable, os.path.join(TOP, "scripts", "soak.py"),
-                        "--seconds", "60", "--rounds", "2", "--out", logdir],
-                       capture_output=True, text=True, timeout=900)
+    p = run_script([sys.executable, os.path.join(TOP, "scripts", "soak.py"),
+                        "--seconds", "60", "--rounds", "2", "--out", logdir], timeout=900)
     with open(os.path.join(logdir, "soak.log"), "w") as f:
         f.write(p.stdout + p.stderr)
     res = json.load(open(os.path.join(logdir, "report.json")))
     load = res["load"]
     assert load["reloads"] >= 1 and load["flaps"] >= 1, load
-    assert any(e["h2g_mbps"] for e in load["timeline"]), "no traffic moved"
+    runs = [e for e in load["timeline"] if not e["error"]]
+    assert runs, f"no iperf3 run completed: {load['timeline']}"
+    # both directions move data in every completed run
+    still = [e for e in runs if not (e["h2g_mbps"] and e["g2h_mbps"])]
+    assert not still, f"a direction moved nothing: {still}"
     assert p.returncode == 0, (f"soak failed: {res['errors'][:3]} leaks {res['leaks']} "
                                f"splats {res['splats'][:3]} (see {logdir}/soak.log)")
     faults = res["faults"]

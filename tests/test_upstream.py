@@ -18,6 +18,9 @@ QEMU_CHECKPATCH = os.path.join(BUILD, "qemu", "pristine", "scripts", "checkpatch
 SERIES = {"netdev": ["MAINTAINERS", "drivers/net/ethernet/microchip",
                      "Documentation/devicetree/bindings/net"],
           "regmap": ["MAINTAINERS", "drivers/base/regmap"]}
+# every kernel series, where it lives and the parts of the tree it touches
+KERNEL_SERIES = {f"upstream/{k}": v for k, v in SERIES.items()} | {
+    "linux": ["drivers/spi", "drivers/base/regmap"]}
 
 
 def run(cmd, **kw):
@@ -43,20 +46,22 @@ def test_upstream_series_match_the_sources(logdir):
 
 
 def test_upstream_series_apply_to_a_fresh_tree(logdir):
-    for series, paths in SERIES.items():
-        tree = tempfile.mkdtemp(prefix=f"{series}-", dir=logdir)
+    """Every kernel series, patches/linux too, applies with git am to a
+    fresh extraction of Debian's tree (the kernel build uses patch(1))."""
+    for series, paths in KERNEL_SERIES.items():
+        tree = tempfile.mkdtemp(prefix=f"{series.replace('/', '-')}-", dir=logdir)
         p = run(["tar", "-xf", KERNEL_TARBALL, "-C", tree, "--strip-components=1"]
                 + [f"linux-source-6.1/{x}" for x in paths])
         assert p.returncode == 0, p.stderr
         for c in (["init", "-q"], ["add", "-A"],
                   ["-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "base"]):
             assert run(["git", "-C", tree] + c).returncode == 0
-        patches = sorted(glob.glob(os.path.join(TOP, "patches", "upstream", series, "*.patch")))
+        patches = sorted(glob.glob(os.path.join(TOP, "patches", series, "*.patch")))
         assert patches, f"no {series} series"
         p = run(["git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@localhost",
                  "am", "-q"] + patches)
         assert p.returncode == 0, f"{series} series does not apply:\n{p.stdout}{p.stderr}"
-        if series == "netdev":
+        if series == "upstream/netdev":
             drv = os.path.join(tree, "drivers/net/ethernet/microchip/enc424j600")
             src = os.path.join(TOP, "drivers/net/encx24j600")
             for f in os.listdir(src):

@@ -42,14 +42,26 @@ def one_shot(fault, counter, provoke):
     return {"run": run, "counter": counter}
 
 
+def counter_moves(b, counter, before, seconds=10):
+    """Wait until ethtool -S shows counter above before."""
+    end = time.monotonic() + seconds
+    while ethtool_stats(b)[counter] <= before:
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def stuck_int(b):
-    # after an earlier round the driver polls for a second before it
-    # tries the interrupt again: a stuck line is news only after that
-    time.sleep(1.2)
+    # after an earlier round the driver polls the chip (a bus transaction
+    # every 10 ms) before it tries the interrupt again: a stuck line is
+    # news only once it is back on the interrupt, when the bus goes quiet
+    b.wait_quiet(quiet_s=0.3, timeout=10)
+    before = ethtool_stats(b)["irq_storms"]
     b.set_model("int-stuck", True)
     try:
         provoke_tx(b)
-        time.sleep(0.5)
+        counter_moves(b, "irq_storms", before)
     finally:
         b.set_model("int-stuck", False)
 
@@ -58,8 +70,9 @@ def absent_chip(b):
     b.set_model("spi-absent", True)
     try:
         # the driver reads the chip's status before its second frame
+        before = ethtool_stats(b)["chip_lost"]
         b.run("ping -c 3 -i 0.2 -W 1 10.0.2.2 >/dev/null", check=False, timeout=15)
-        time.sleep(0.3)
+        counter_moves(b, "chip_lost", before)
     finally:
         b.set_model("spi-absent", False)
 
@@ -84,8 +97,24 @@ def rx_flood(b):
                 s.sendto(data, ("127.0.0.1", b.iperf_port))
             except OSError:
                 pass        # the host's socket buffer is full: drop
-    # the model's port buffer drains into the ring for a while
-    time.sleep(0.5)
+    # the model's port buffer drains into the ring at wire speed and the
+    # driver takes what was stored: all of it done once the bus is quiet
+    b.wait_quiet(quiet_s=0.3, timeout=30)
+
+
+# The chip on the PL022's bus (dts/: the only SPI device of the board).
+CHIP_DEVICE = "/sys/bus/spi/devices/spi0.0"
+
+
+def chip_driver(b):
+    """The driver bound to the chip's SPI device, or None.  A module loads
+    whether or not its probe succeeds (the driver model binds devices
+    later, as they come): a failed probe shows as a device with no
+    driver, not as a failed modprobe."""
+    rc, out = b.run(f"[ -e {CHIP_DEVICE} ] && readlink {CHIP_DEVICE}/driver", check=False)
+    if b.run(f"[ -e {CHIP_DEVICE} ]", check=False)[0] != 0:
+        raise AssertionError(f"no {CHIP_DEVICE}: the board has no chip on its SPI bus")
+    return out.strip().rsplit("/", 1)[-1] if rc == 0 else None
 
 
 def absent_at_probe(b):
@@ -100,6 +129,8 @@ def absent_at_probe(b):
     b.set_model("spi-absent", True)
     try:
         b.run(f"modprobe {OURS}", check=False, timeout=60)
+        assert chip_driver(b) is None, \
+            f"absent at probe: the chip is bound to {chip_driver(b)}"
         assert int(b.out(said)) == 1, \
             "absent at probe: no clear message: " + b.out("dmesg | tail -3")
         assert b.run("[ -e /sys/class/net/eth0 ]", check=False)[0] != 0, \
