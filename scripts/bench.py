@@ -509,9 +509,13 @@ plot {plot}
                          "package gnuplot-nox (make deps)") from e
     except subprocess.CalledProcessError as e:
         raise ChartError(f"no chart: gnuplot failed: {e.stderr.strip()[-300:]}") from e
-    with open(png, "rb") as f:
-        if f.read(8) != b"\x89PNG\r\n\x1a\n":
-            raise ChartError(f"no chart: {png} is not a PNG")
+    try:
+        with open(png, "rb") as f:
+            magic = f.read(8)
+    except OSError as e:
+        raise ChartError(f"no chart: gnuplot wrote no {png} ({e.strerror})") from e
+    if magic != b"\x89PNG\r\n\x1a\n":
+        raise ChartError(f"no chart: {png} is not a PNG")
     return png
 
 

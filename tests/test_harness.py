@@ -134,3 +134,49 @@ def test_harness_kernel_log_stream_parsing(logdir):
     assert kmsg_gaps(recs) == [(3, 4)], kmsg_gaps(recs)
     assert kmsg_gaps({k: recs[k] for k in (1, 2)}) == [(0, 0)], "a lost first record"
     assert kmsg_gaps({}) == []
+
+
+def test_harness_bench_chart_is_made_or_fails(logdir):
+    """bench.py's chart: an old transactions.png never passes for this
+    run's, and a gnuplot that is missing, fails or writes nothing is an
+    error (ChartError: bench.py exits 1), not a pass."""
+    spec = importlib.util.spec_from_file_location(
+        "bench", os.path.join(TOP, "scripts", "bench.py"))
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    res = {"drivers": {"ours": {"rx_by_class": {bench.CLASSES[0]: 1.5},
+                                "tx_by_class": {bench.CLASSES[0]: 2.0}}}}
+    fakes = os.path.join(logdir, "fake-bin")
+    os.makedirs(fakes, exist_ok=True)
+    for name, body in (("fails", "exit 1"), ("silent", "while read -r l; do :; done")):
+        os.makedirs(os.path.join(fakes, name), exist_ok=True)
+        with open(os.path.join(fakes, name, "gnuplot"), "w") as f:
+            f.write(f"#!/bin/sh\n{body}\n")
+        os.chmod(os.path.join(fakes, name, "gnuplot"), 0o755)
+    os.makedirs(os.path.join(fakes, "none"), exist_ok=True)
+    results = []
+    path = os.environ["PATH"]
+    for case in ("none", "fails", "silent"):
+        out = os.path.join(logdir, case)
+        os.makedirs(out, exist_ok=True)
+        png = os.path.join(out, "transactions.png")
+        with open(png, "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\nan old chart")
+        os.environ["PATH"] = os.path.join(fakes, case)
+        try:
+            bench.chart(res, out)
+            err = None
+        except bench.ChartError as e:
+            err = str(e)
+        finally:
+            os.environ["PATH"] = path
+        results.append((f"gnuplot {case}: ChartError, the old chart gone",
+                        err is not None and not os.path.exists(png),
+                        f"error: {err}; old chart still there: {os.path.exists(png)}"))
+    out = os.path.join(logdir, "real")
+    os.makedirs(out, exist_ok=True)
+    png = bench.chart(res, out)
+    with open(png, "rb") as f:
+        results.append(("the real gnuplot makes a PNG", f.read(8) == b"\x89PNG\r\n\x1a\n",
+                        f"{png} is not a PNG"))
+    return results
