@@ -28,6 +28,7 @@ COUNTERS = ("rx_packets", "tx_packets", "rx_errors", "tx_errors",
             "rx_fifo_errors", "rx_crc_errors", "rx_frame_errors",
             "rx_over_errors", "tx_fifo_errors")
 OVERLOAD = ("rx_over_errors", "rx_fifo_errors")
+UART0_BASE = 0x101f1000     # versatilepb's PL011 UART0: the guest console
 
 
 class RestoredBoard(Board):
@@ -78,9 +79,25 @@ class RestoredBoard(Board):
         self.con.connect(self.con_path)
         self.con.setblocking(False)
         self._start_reader()
-        # The guest shell was saved with echo off and an empty prompt.
-        self.run("true", timeout=15)
+        # The guest shell was saved with echo off and an empty prompt.  A
+        # console that does not answer fails the test, with the console
+        # UART's registers (read without side effects) for the why.
+        try:
+            self.run("true", timeout=15)
+        except GuestError as e:
+            raise GuestError(f"{e}; console UART after load: {self.uart_state()}") from e
         return self
+
+    def uart_state(self):
+        """UART0's flag, control and interrupt registers, read through the
+        monitor: none of them has a read side effect."""
+        regs = {"FR": 0x18, "LCR_H": 0x2c, "CR": 0x30, "IMSC": 0x38, "RIS": 0x3c}
+        out = []
+        for name, off in regs.items():
+            r = self.qmp.cmd("human-monitor-command",
+                             **{"command-line": f"xp /1wx {UART0_BASE + off:#x}"})
+            out.append(f"{name}={str(r).strip().rsplit(' ', 1)[-1]}")
+        return " ".join(out)
 
 
 def wait_migration(qmp, timeout):
@@ -151,10 +168,13 @@ def test_vmstate_save_load_during_iperf3(logdir):
 def check_restored(logdir, state, saved, before, rx_model, size):
     with RestoredBoard(logdir, state, saved, name="restored",
                        images=PRODUCTION_IMAGES).start() as r:
-        # a server that never saw the interrupted run
+        # A server that never saw the interrupted run.  iperf3 closes and
+        # reopens its listening socket between runs: a client that comes
+        # in that window is reset, so the server is waited for before each.
         r.run("iperf-server 5202")
         mbps = iperf_check(host_iperf(r.iperf_port2, reverse=False, seconds=3),
                            "host-to-guest after load")[0]
+        r.run("iperf-server 5202")
         mbps_tx = iperf_check(host_iperf(r.iperf_port2, reverse=True, seconds=3),
                               "guest-to-host after load")[0]
         stats = r.stats()
