@@ -36,7 +36,7 @@ OUT = os.path.join(BUILD, "bench")
 NETDEV_COUNTERS = ["rx_packets", "tx_packets", "rx_errors", "tx_errors", "rx_dropped",
                    "tx_dropped"]
 # and the guest's UDP counters: datagrams delivered, and dropped on the way
-UDP_COUNTERS = ["InDatagrams", "InErrors", "InCsumErrors", "RcvbufErrors"]
+UDP_COUNTERS = ["InDatagrams", "InErrors", "InCsumErrors", "RcvbufErrors", "NoPorts"]
 
 DRIVERS = {
     "ours": (OURS, ""),
@@ -194,8 +194,12 @@ def udp(b, reverse, seconds):
     # with the receiver's losses
     s, sent = res["end"]["sum_received"], res["end"]["sum_sent"]
     got = s["packets"] - s["lost_packets"]
+    # the receiving socket's buffer: datagrams still queued in it when
+    # the guest's server closes it are counted by no UDP counter
+    rcvbuf = None if reverse else int(b.out("cat /proc/sys/net/core/rmem_default"))
     return {"mbps": round(s["bytes"] * 8 / s["seconds"] / 1e6, 3),
             "datagrams_received": got,
+            "rcvbuf_bytes": rcvbuf,
             "offered_mbps": round(sent["bits_per_second"] / 1e6, 3),
             "lost_pct": round(s.get("lost_percent", 0.0), 1),
             "data_phase": model_delta(w0, w1)}

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The test command: set up and build what is missing, then run the suite.
-# Always ends with one line "N passed, N failed".
+# Always ends with one line "N passed, N failed" (", N skipped" when a
+# test could not run here).
 . "$(dirname "$0")/lib.sh"
 
 if ! make -C "$TOP" --no-print-directory build; then

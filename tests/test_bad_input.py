@@ -161,4 +161,5 @@ def test_bad_input_from_the_network(logdir):
     return results
 
 
-test_bad_input_from_the_network.timeout = 300
+# 10 cases, each bounded by wait_frames (30 s) and wait_quiet (20 s)
+test_bad_input_from_the_network.timeout = 600

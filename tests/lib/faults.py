@@ -118,8 +118,9 @@ def chip_driver(b):
 
 
 def absent_at_probe(b):
-    """The chip is gone when the driver probes: modprobe must fail with a
-    clear message and leave nothing behind; once it answers again, the
+    """The chip is gone when the driver probes: the probe must fail with a
+    clear message and leave the device unbound (modprobe itself succeeds:
+    the module loads whether or not a device binds); once it answers again, the
     driver binds and the link comes back."""
     # what the kernel logged since a mark of our own (the log is a ring)
     mark = f"fault-round-{time.monotonic_ns()}"

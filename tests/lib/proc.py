@@ -14,7 +14,13 @@ def run_script(cmd, timeout, env=None):
     try:
         out, err = p.communicate(timeout=timeout)
     except BaseException:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.communicate()
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass        # the group ended by itself meanwhile
+        try:
+            p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass        # a child that escaped the group holds the pipes
         raise
     return subprocess.CompletedProcess(cmd, p.returncode, out, err)

@@ -65,6 +65,11 @@ def test_provoked_qemu_gone(logdir):
     """A WARN, then QEMU dies under the test: both must be reported."""
     with Board(logdir) as b:
         provoke(b, "WARNING")
+        # the WARN has reached the host (the stream) before QEMU goes
+        end = time.monotonic() + 30
+        while "WARNING: CPU:" not in b.kernel_log_text():
+            assert time.monotonic() < end, "the WARN did not reach the kernel log stream"
+            time.sleep(0.2)
         b.proc.kill()
         b.proc.wait()
         return "the test saw nothing wrong"
