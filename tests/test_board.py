@@ -37,6 +37,21 @@ def test_probe_binds_and_mac(logdir):
         return f"bound to {drv}, MAC {got}"
 
 
+def test_guest_random_pool_is_ready_at_boot(logdir):
+    """The board passes the kernel a random seed, as its boot loader
+    would: without one the pool is ready only 10-40 s after boot, and
+    every /dev/urandom read before that spins in the kernel (iperf3 stalled
+    a test's traffic for seconds)."""
+    with Board(logdir).start() as b:
+        ready = b.out("dmesg | grep -m1 'crng init done' || true")
+        assert ready, "the random pool is not ready when the guest's init runs"
+        b.run("dd if=/dev/urandom of=/dev/null bs=1472 count=4 2>/dev/null")
+        early = b.out("dmesg | grep -c 'uninitialized urandom read' || true")
+        assert early == "0", "a /dev/urandom read came before the pool was ready"
+        check_no_splats(b)
+        return ready
+
+
 def test_link_comes_up(logdir):
     with boot_with_driver(logdir) as b:
         out = b.net_up()

@@ -98,8 +98,7 @@ def test_driver_dt_local_mac_address(logdir):
         shutil.copy(DTB, dtb)
         subprocess.run(["fdtput", "-t", "bx", dtb, NODE, "local-mac-address",
                         *mac.split(":")], check=True)
-        # a second -dtb on the command line overrides the board's default
-        with Board(logdir, mac="52:54:00:12:34:56", extra_qemu=["-dtb", dtb]) as b:
+        with Board(logdir, mac="52:54:00:12:34:56", dtb=dtb) as b:
             b.load_driver(OURS)
             got = b.out("cat /sys/class/net/eth0/address")
             assert got == mac, f"eth0 has {got}, the DT says {mac}"

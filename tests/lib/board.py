@@ -98,9 +98,10 @@ def free_port():
 
 class Board:
     def __init__(self, logdir, name="board", mac="52:54:00:12:34:56",
-                 nic="user", extra_qemu=(), mem=256, images=None):
+                 nic="user", extra_qemu=(), mem=256, images=None, dtb=None):
         self.logdir = logdir
         self.images = images or IMAGES
+        self.dtb = dtb or os.path.join(self.images, "versatile-pb-encx24j600.dtb")
         self.name = name
         self.mac = mac
         self.nic = nic
@@ -131,8 +132,7 @@ class Board:
     # --- life cycle -----------------------------------------------------
     def qemu_cmd(self):
         for f in (QEMU, os.path.join(self.images, "uImage"),
-                  os.path.join(self.images, "initramfs.uimg"),
-                  os.path.join(self.images, "versatile-pb-encx24j600.dtb")):
+                  os.path.join(self.images, "initramfs.uimg"), self.dtb):
             if not os.path.exists(f):
                 raise GuestError(f"{f} missing: run 'make build' first")
         # The backend has a fixed id, so set_link can name it.
@@ -157,10 +157,11 @@ class Board:
         return [QEMU, "-M", "versatilepb", "-m", str(self.mem),
                 "-kernel", os.path.join(self.images, "uImage"),
                 "-initrd", os.path.join(self.images, "initramfs.uimg"),
-                "-dtb", os.path.join(self.images, "versatile-pb-encx24j600.dtb"),
+                "-dtb", self.seeded_dtb(),
                 # a log buffer that holds a whole test's kernel log: 1 MiB
                 # (versatile_defconfig builds 16 KiB in)
-                "-append", "console=ttyAMA0 rdinit=/init panic=-1 log_buf_len=1M",
+                "-append", "console=ttyAMA0 rdinit=/init panic=-1 log_buf_len=1M "
+                           "random.trust_bootloader=on",
                 "-display", "none", "-monitor", "none", "-no-reboot",
                 "-chardev", f"socket,id=con,path={self.con_path},server=on,wait=on",
                 "-serial", "chardev:con",
@@ -169,6 +170,20 @@ class Board:
                 "-serial", "chardev:kmsg",
                 "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
                 "-netdev", netdev, "-net", nic] + autoneg + self.extra_qemu
+
+    def seeded_dtb(self):
+        """The board's device tree with a fresh /chosen/rng-seed, as a boot
+        loader passes one.  The board has no entropy source the kernel
+        trusts: without a seed its random pool is ready only some 10-40 s
+        after boot, and until then every read of /dev/urandom spins in
+        try_to_generate_entropy() (iperf3 fills its buffers from it, and
+        a test's first run stalled for seconds)."""
+        out = os.path.join(self.tmp, "board.dtb")
+        shutil.copy(self.dtb, out)
+        seed = [f"{b:02x}" for b in os.urandom(64)]
+        subprocess.run(["fdtput", "-p", "-t", "bx", out, "/chosen", "rng-seed", *seed],
+                       check=True)
+        return out
 
     def start(self, boot_timeout=60):
         try:
