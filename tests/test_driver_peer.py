@@ -24,7 +24,7 @@ def boot_peer(logdir, fcs=False):
         peer.accept()
         b.load_driver(OURS)
         b.run("ip link set eth0 up && wait-carrier eth0 1 5")
-    except Exception:
+    except BaseException:  # a time bound too: no QEMU left behind
         b.stop()
         peer.close()
         raise
