@@ -651,12 +651,12 @@ static void enc_poll_work(struct work_struct *work)
 					     struct enc_priv, poll_work);
 
 	mutex_lock(&priv->lock);
-	if (!priv->irq_polled) {
+	/* enc_stop() frees the IRQ once it is past this lock */
+	if (!priv->irq_polled || !netif_running(priv->ndev)) {
 		mutex_unlock(&priv->lock);
 		return;
 	}
-	if (netif_running(priv->ndev))
-		enc_service(priv);
+	enc_service(priv);
 	if (++priv->polls >= ENC_POLLS_PER_IRQ_TRY) {
 		/* try the interrupt again; a storm comes back here */
 		priv->irq_polled = false;
@@ -728,21 +728,26 @@ static void enc_reset_work(struct work_struct *work)
 	netdev_info(ndev, "chip reset and reconfigured\n");
 	/* the PHY was reset with the chip: phylib sets it up again */
 	phy_start_aneg(ndev->phydev);
-	if (READ_ONCE(priv->tx_skb))
-		schedule_work(&priv->tx_work);
-	else
-		enc_wake_queue(ndev);
+	/* a frame parked meanwhile goes now; tx_work alone wakes the queue */
+	schedule_work(&priv->tx_work);
 }
 
 /* Transmit */
 
+/* One TX buffer in the chip, one frame at a time: the stack hands the
+ * frame to priv->tx_skb with the queue stopped, and only the path that
+ * takes it from there (tx_work, a TX timeout, stop) wakes the queue.
+ */
 static netdev_tx_t enc_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
 	struct enc_priv *priv = netdev_priv(ndev);
 
-	/* one TX buffer in the chip: one frame at a time */
 	netif_stop_queue(ndev);
-	WRITE_ONCE(priv->tx_skb, skb);
+	/* the queue was awake with a frame parked: keep both, the stack
+	 * requeues this one for when the parked frame is gone
+	 */
+	if (WARN_ON_ONCE(cmpxchg(&priv->tx_skb, NULL, skb)))
+		return NETDEV_TX_BUSY;
 	schedule_work(&priv->tx_work);
 	return NETDEV_TX_OK;
 }
@@ -817,7 +822,7 @@ static void enc_tx_work(struct work_struct *work)
 		skb = xchg(&priv->tx_skb, NULL);
 		if (skb) {
 			enc_stat_add(priv, &priv->nstats.tx_dropped, 1);
-			dev_kfree_skb(skb);
+			kfree_skb_reason(skb, SKB_DROP_REASON_DEV_READY);
 		}
 		netif_trans_update(ndev);
 		enc_wake_queue(ndev);
@@ -855,10 +860,15 @@ static void enc_tx_work(struct work_struct *work)
 		goto out;
 
 	len = skb->len;
-	if (!netif_running(ndev) || !netif_carrier_ok(ndev) ||
-	    len > ENC_TX_SIZE) {
+	if (len > ENC_TX_SIZE) {
 		enc_stat_add(priv, &priv->nstats.tx_dropped, 1);
-		dev_kfree_skb(skb);
+		kfree_skb_reason(skb, SKB_DROP_REASON_PKT_TOO_BIG);
+		enc_wake_queue(ndev);
+		goto out;
+	}
+	if (!netif_running(ndev) || !netif_carrier_ok(ndev)) {
+		enc_stat_add(priv, &priv->nstats.tx_dropped, 1);
+		kfree_skb_reason(skb, SKB_DROP_REASON_DEV_READY);
 		enc_wake_queue(ndev);
 		goto out;
 	}
@@ -895,7 +905,7 @@ static void enc_tx_work(struct work_struct *work)
 	goto out;
 err:
 	enc_stat_add(priv, &priv->nstats.tx_errors, 1);
-	dev_kfree_skb(skb);
+	kfree_skb(skb);
 	enc_wake_queue(ndev);
 out:
 	mutex_unlock(&priv->lock);
@@ -1014,12 +1024,53 @@ static void enc_get_stats64(struct net_device *ndev,
 	} while (u64_stats_fetch_retry(&n->syncp, start));
 }
 
+/* Interrupts off and receive off: the chip as a down interface has it */
+static void enc_chip_quiet(struct enc_priv *priv)
+{
+	lockdep_assert_held(&priv->lock);
+
+	enc_cmd(priv, ENC_CLREIE);
+	priv->eie = 0;
+	regmap_write(priv->map, EIE, 0);
+	enc_cmd(priv, ENC_DISABLERX);
+}
+
+static void enc_cancel_work(struct enc_priv *priv)
+{
+	cancel_delayed_work_sync(&priv->reset_work);
+	cancel_delayed_work_sync(&priv->poll_work);
+	cancel_work_sync(&priv->rx_work);
+	cancel_work_sync(&priv->tx_work);
+	cancel_work_sync(&priv->rx_mode_work);
+}
+
+/* devm action: nothing queued survives the device (after unregister) */
+static void enc_cancel_work_action(void *data)
+{
+	enc_cancel_work(data);
+}
+
+/* The IRQ is requested here and freed in enc_stop(): a down interface has
+ * no handler, so a stuck INT line cannot queue work against it, and no
+ * work item outlives the interface.
+ */
 static int enc_open(struct net_device *ndev)
 {
 	struct enc_priv *priv = netdev_priv(ndev);
 	int ret;
 
+	ret = request_threaded_irq(ndev->irq, NULL, enc_irq_thread, IRQF_ONESHOT,
+				   dev_name(&priv->spi->dev), priv);
+	if (ret) {
+		netdev_err(ndev, "cannot request IRQ %d: %d\n", ndev->irq, ret);
+		return ret;
+	}
+
 	mutex_lock(&priv->lock);
+	priv->irq_polled = false;
+	priv->irq_held = false;
+	priv->recovering = false;
+	priv->idle_irqs = 0;
 	priv->tx_inflight = false;
 	priv->tx_irq_armed = false;
 	priv->tx_wrpt = ENC_PTR_UNKNOWN;
@@ -1034,8 +1085,11 @@ static int enc_open(struct net_device *ndev)
 		priv->eie = ENC_EIE_RUN;
 		ret = regmap_write(priv->map, EIE, priv->eie | EIE_INTIE);
 	}
+	if (ret)
+		enc_chip_quiet(priv);
 	mutex_unlock(&priv->lock);
 	if (ret) {
+		free_irq(ndev->irq, priv);
 		netdev_err(ndev, "cannot start the chip: %d\n", ret);
 		return ret;
 	}
@@ -1054,43 +1108,29 @@ static int enc_stop(struct net_device *ndev)
 	phy_stop(ndev->phydev);
 
 	mutex_lock(&priv->lock);
-	enc_cmd(priv, ENC_CLREIE);
-	priv->eie = 0;
-	regmap_write(priv->map, EIE, 0);
-	enc_cmd(priv, ENC_DISABLERX);
+	enc_chip_quiet(priv);
 	priv->tx_inflight = false;
 	priv->tx_irq_armed = false;
 	priv->rx_deferred = false;
 	priv->recovering = false;
+	priv->irq_polled = false;
 	mutex_unlock(&priv->lock);
 
-	/* The pin should be quiet now, but may be stuck: hold the IRQ off
-	 * (waiting for a running thread) while the work it may have queued
-	 * is cancelled, and undo a storm's disable_irq_nosync().
+	/* Not running any more: the work items do nothing from here on and
+	 * never touch the IRQ again.  Free it (waiting for a running thread;
+	 * a storm's or a reset's disable_irq_nosync() goes with it), then
+	 * cancel what it may have queued.
 	 */
-	disable_irq(ndev->irq);
-	cancel_delayed_work_sync(&priv->reset_work);
-	cancel_delayed_work_sync(&priv->poll_work);
-	if (priv->irq_polled) {
-		priv->irq_polled = false;
-		enable_irq(ndev->irq);
-	}
-	if (priv->irq_held) {
-		priv->irq_held = false;
-		enable_irq(ndev->irq);
-	}
-	cancel_work_sync(&priv->rx_work);
-	cancel_work_sync(&priv->tx_work);
-	cancel_work_sync(&priv->rx_mode_work);
+	free_irq(ndev->irq, priv);
+	enc_cancel_work(priv);
 	clear_bit(ENC_TX_TIMEOUT, &priv->flags);
-	enable_irq(ndev->irq);
 
 	skb = xchg(&priv->tx_skb, NULL);
 	if (skb) {
 		mutex_lock(&priv->lock);
 		enc_stat_add(priv, &priv->nstats.tx_dropped, 1);
 		mutex_unlock(&priv->lock);
-		dev_kfree_skb(skb);
+		kfree_skb_reason(skb, SKB_DROP_REASON_DEV_READY);
 	}
 	netif_carrier_off(ndev);
 	return 0;
@@ -1365,12 +1405,13 @@ static int enc_probe(struct spi_device *spi)
 	netif_carrier_off(ndev);
 
 	priv->irq_edge = irq_get_trigger_type(spi->irq) & IRQ_TYPE_EDGE_BOTH;
-	ret = devm_request_threaded_irq(dev, spi->irq, NULL, enc_irq_thread,
-					IRQF_ONESHOT, dev_name(dev), priv);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot request IRQ %d\n",
-				     spi->irq);
 
+	/* runs after unregister_netdev() (which stops the interface and
+	 * frees the IRQ) and before priv is freed
+	 */
+	ret = devm_add_action_or_reset(dev, enc_cancel_work_action, priv);
+	if (ret)
+		return ret;
 	ret = devm_register_netdev(dev, ndev);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot register netdev\n");
