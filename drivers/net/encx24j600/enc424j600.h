@@ -239,12 +239,15 @@ static inline bool enc_is_macmii(unsigned int reg)
 #define ENC_SFR_XFER_MAX	ENC_SFR_SIZE
 #define ENC_MAX_DEC_CHAIN	28	/* SETPKTDECs leading one WCRU */
 
-/* Everything the SPI controller may DMA to or from: kmalloc'ed, aligned */
+/* Everything the SPI controller may DMA to or from: kmalloc'ed, each
+ * buffer on its own DMA cache line (ARCH_DMA_MINALIGN, not the CPU's
+ * cache line size, which can be smaller)
+ */
 struct enc_dma_bufs {
-	u8 tx[2 + ENC_SFR_XFER_MAX] ____cacheline_aligned;
-	u8 rx[2 + ENC_SFR_XFER_MAX] ____cacheline_aligned;
+	u8 tx[2 + ENC_SFR_XFER_MAX] __aligned(ARCH_DMA_MINALIGN);
+	u8 rx[2 + ENC_SFR_XFER_MAX] __aligned(ARCH_DMA_MINALIGN);
 	/* TX-only scratch: chained SETPKTDECs + the ERXTAIL write */
-	u8 cmd[32] ____cacheline_aligned;
+	u8 cmd[32] __aligned(ARCH_DMA_MINALIGN);
 };
 
 /* Counters kept by the bus layer (protected by bus_lock) */
