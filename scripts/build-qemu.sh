@@ -45,6 +45,9 @@ if ! stamp_ok "$QDIR/.src-stamp" "$series_hash"; then
 		cp -a "$QDIR/pristine" "$QDIR/fresh"
 		cd "$QDIR/fresh"
 		git init -q
+		# no automatic gc: it detaches and would still be writing into
+		# .git when the tree is removed below
+		git config gc.auto 0
 		git add -A >/dev/null
 		git -c user.name=build -c user.email=build@localhost \
 			commit -q -m "Debian $QEMU_SOURCE_PKG $src_version"

@@ -736,17 +736,20 @@ static void enc_reset_work(struct work_struct *work)
 
 /* One TX buffer in the chip, one frame at a time: the stack hands the
  * frame to priv->tx_skb with the queue stopped, and only the path that
- * takes it from there (tx_work, a TX timeout, stop) wakes the queue.
+ * takes it from there (tx_work or a TX timeout) wakes the queue; stop
+ * drops a frame still parked and open starts the queue again.
  */
 static netdev_tx_t enc_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
 	struct enc_priv *priv = netdev_priv(ndev);
+	struct sk_buff *parked;
 
 	netif_stop_queue(ndev);
+	parked = cmpxchg(&priv->tx_skb, NULL, skb);
 	/* the queue was awake with a frame parked: keep both, the stack
 	 * requeues this one for when the parked frame is gone
 	 */
-	if (WARN_ON_ONCE(cmpxchg(&priv->tx_skb, NULL, skb)))
+	if (WARN_ON_ONCE(parked))
 		return NETDEV_TX_BUSY;
 	schedule_work(&priv->tx_work);
 	return NETDEV_TX_OK;
@@ -822,7 +825,7 @@ static void enc_tx_work(struct work_struct *work)
 		skb = xchg(&priv->tx_skb, NULL);
 		if (skb) {
 			enc_stat_add(priv, &priv->nstats.tx_dropped, 1);
-			kfree_skb_reason(skb, SKB_DROP_REASON_DEV_READY);
+			kfree_skb(skb);
 		}
 		netif_trans_update(ndev);
 		enc_wake_queue(ndev);
@@ -900,7 +903,7 @@ static void enc_tx_work(struct work_struct *work)
 
 	priv->tx_len = len;
 	priv->tx_inflight = true;
-	dev_consume_skb_any(skb);
+	consume_skb(skb);
 	enc_wake_queue(ndev);
 	goto out;
 err:
@@ -1035,19 +1038,16 @@ static void enc_chip_quiet(struct enc_priv *priv)
 	enc_cmd(priv, ENC_DISABLERX);
 }
 
-static void enc_cancel_work(struct enc_priv *priv)
+/* Also the devm action that runs after unregister, before priv goes */
+static void enc_cancel_work(void *data)
 {
+	struct enc_priv *priv = data;
+
 	cancel_delayed_work_sync(&priv->reset_work);
 	cancel_delayed_work_sync(&priv->poll_work);
 	cancel_work_sync(&priv->rx_work);
 	cancel_work_sync(&priv->tx_work);
 	cancel_work_sync(&priv->rx_mode_work);
-}
-
-/* devm action: nothing queued survives the device (after unregister) */
-static void enc_cancel_work_action(void *data)
-{
-	enc_cancel_work(data);
 }
 
 /* The IRQ is requested here and freed in enc_stop(): a down interface has
@@ -1059,8 +1059,11 @@ static int enc_open(struct net_device *ndev)
 	struct enc_priv *priv = netdev_priv(ndev);
 	int ret;
 
-	ret = request_threaded_irq(ndev->irq, NULL, enc_irq_thread, IRQF_ONESHOT,
-				   dev_name(&priv->spi->dev), priv);
+	/* off until the driver's state and the chip are set up: a thread
+	 * run in between would take the half-configured chip for a lost one
+	 */
+	ret = request_threaded_irq(ndev->irq, NULL, enc_irq_thread,
+				   IRQF_ONESHOT | IRQF_NO_AUTOEN, ndev->name, priv);
 	if (ret) {
 		netdev_err(ndev, "cannot request IRQ %d: %d\n", ndev->irq, ret);
 		return ret;
@@ -1083,20 +1086,33 @@ static int enc_open(struct net_device *ndev)
 	ret = enc_rx_reset(priv);
 	if (!ret) {
 		priv->eie = ENC_EIE_RUN;
-		ret = regmap_write(priv->map, EIE, priv->eie | EIE_INTIE);
+		ret = regmap_write(priv->map, EIE, priv->eie);
 	}
 	if (ret)
 		enc_chip_quiet(priv);
 	mutex_unlock(&priv->lock);
-	if (ret) {
-		free_irq(ndev->irq, priv);
-		netdev_err(ndev, "cannot start the chip: %d\n", ret);
-		return ret;
-	}
+	if (ret)
+		goto err_free_irq;
+
+	/* INT only once the handler takes it (an edge is not missed) */
+	enable_irq(ndev->irq);
+	mutex_lock(&priv->lock);
+	ret = enc_cmd(priv, ENC_SETEIE);
+	if (ret)
+		enc_chip_quiet(priv);
+	mutex_unlock(&priv->lock);
+	if (ret)
+		goto err_free_irq;
 
 	phy_start(ndev->phydev);
 	netif_start_queue(ndev);
 	return 0;
+
+err_free_irq:
+	free_irq(ndev->irq, priv);
+	enc_cancel_work(priv);
+	netdev_err(ndev, "cannot start the chip: %d\n", ret);
+	return ret;
 }
 
 static int enc_stop(struct net_device *ndev)
@@ -1409,7 +1425,7 @@ static int enc_probe(struct spi_device *spi)
 	/* runs after unregister_netdev() (which stops the interface and
 	 * frees the IRQ) and before priv is freed
 	 */
-	ret = devm_add_action_or_reset(dev, enc_cancel_work_action, priv);
+	ret = devm_add_action_or_reset(dev, enc_cancel_work, priv);
 	if (ret)
 		return ret;
 	ret = devm_register_netdev(dev, ndev);
