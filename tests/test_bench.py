@@ -14,7 +14,8 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 KEYS = ["rx_frames", "tx_frames", "rx_transactions_per_frame", "tx_transactions_per_frame",
         "rx_spi_bytes_per_frame", "tx_spi_bytes_per_frame", "update_bits_ops",
-        "update_bits_transactions", "spi_sync_calls", "iperf_rx_mbps", "iperf_tx_mbps",
+        "update_bits_transactions", "eir_flags_lost", "spi_sync_calls", "iperf_rx_mbps",
+        "iperf_tx_mbps",
         "ping_rtt_avg_ms", "ping_loss_pct"]
 
 # iperf3's control connection and ARP move a few frames of their own in
@@ -103,11 +104,16 @@ def test_bench_short_run_is_consistent(logdir):
     assert off["update_bits_transactions"] == 0, "BFSU/BFCU seen with the offload left out"
     with open(os.path.join(out, "transactions.png"), "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n", "the chart is not a PNG"
+    for name, d in drivers.items():
+        assert isinstance(d["eir_flags_lost"], int) and d["eir_flags_lost"] >= 0, \
+            f"{name}: eir_flags_lost {d['eir_flags_lost']!r}"
     md = open(os.path.join(out, "results.md")).read()
     assert "| RX transactions/frame |" in md
+    assert "| interrupt flags lost: cleared unread (model) |" in md
     return (f"RX transactions/frame: ours {on['rx_transactions_per_frame']}, "
             f"no offload {off['rx_transactions_per_frame']}, "
-            f"in-tree {drivers['in-tree']['rx_transactions_per_frame']}")
+            f"in-tree {drivers['in-tree']['rx_transactions_per_frame']}; EIR flags lost: "
+            + ", ".join(f"{n} {d['eir_flags_lost']}" for n, d in drivers.items()))
 
 
 test_bench_short_run_is_consistent.timeout = 480
