@@ -540,6 +540,82 @@ def test_driver_chip_resets_under_tx_flood_lose_no_frame(logdir):
 test_driver_chip_resets_under_tx_flood_lose_no_frame.timeout = 300
 
 
+def mii_commands(b):
+    """(reads, writes) of PHY registers: as the model executed them and as
+    the driver started them, read while the bus is quiet."""
+    st = b.wait_quiet()
+    e = ethtool_stats(b)
+    return (st["mii-reads"], st["mii-writes"]), (e["mii_reads"], e["mii_writes"])
+
+
+def test_driver_chip_reset_starts_no_mii_command(logdir):
+    """After the chip resets behind the driver, the driver restores its
+    registers from the regmap cache: that must not replay an MII command
+    (MICMD.MIIRD, a write to MIWR) and so start a PHY read or write that
+    nobody asked for.  The model counts the MII commands it executes, the
+    driver those it starts: the two must move together."""
+    with boot(logdir) as b:
+        # a PHY write (BMCR: restart autonegotiation) leaves MIREGADR and
+        # MIWR holding a command a replay would start again
+        b.run("ethtool -r eth0")
+        b.out("wait-carrier eth0 1 10")
+        m0, d0 = mii_commands(b)
+        assert d0[1] > 0, f"ethtool -r wrote no PHY register: {d0}"
+        for _ in range(3):
+            before = ethtool_stats(b)["chip_lost"]
+            b.inject("chip-reset")
+            # the driver reads the chip's status before its second frame
+            b.run("ping -c 3 -i 0.2 -W 1 10.0.2.2 >/dev/null", check=False, timeout=15)
+            until(lambda: ethtool_stats(b)["chip_lost"] > before, 10,
+                  "the driver did not notice the model's chip reset")
+            ping_ok(b)
+        m1, d1 = mii_commands(b)
+        model = (m1[0] - m0[0], m1[1] - m0[1])
+        drv = (d1[0] - d0[0], d1[1] - d0[1])
+        assert model == drv, (
+            f"over 3 chip resets the chip ran {model[0]} PHY reads and {model[1]} "
+            f"writes, the driver started {drv[0]} and {drv[1]}")
+        check_no_splats(b)
+        return f"3 chip resets: {drv[0]} PHY reads and {drv[1]} writes, each asked for"
+
+
+test_driver_chip_reset_starts_no_mii_command.timeout = 200
+
+# The SFR file's gaps (chip-facts 2.1): bank offsets 0x16-0x1F of banks 1-3
+# reach the common registers again, and 0x4C-0x51 and 0x92-0x9F hold none.
+SFR_HOLES = {*range(0x36, 0x40, 2), *range(0x4c, 0x52, 2), *range(0x56, 0x60, 2),
+             *range(0x76, 0x80, 2), *range(0x92, 0xa0, 2)}
+# the SRAM windows: reading one moves its pointer
+SFR_WINDOWS = {0x80, 0x82, 0x84}
+SFR_LAST = 0x9e
+
+
+def test_driver_regmap_debugfs_read_touches_nothing(logdir):
+    """Reading the regmap's debugfs `registers` file in full reads every
+    register the chip has, skips its holes, mirrors and SRAM windows, and
+    does nothing else: the only SPI transactions are register reads, and
+    no MII command starts."""
+    with boot(logdir, up=False) as b:
+        path = "/sys/kernel/debug/regmap/spi0.0-sfr/registers"
+        s0 = b.wait_quiet()
+        dump = b.out(f"cat {path}")
+        s1 = b.wait_quiet()
+        # a line per register: "addr: value", both in hex
+        listed = {int(l.split(":")[0], 16) for l in dump.splitlines() if ":" in l}
+        holes = sorted(listed & SFR_HOLES)
+        assert not holes, f"debugfs reads holes and mirrors: {[hex(a) for a in holes]}"
+        want = set(range(0, SFR_LAST + 1, 2)) - SFR_HOLES - SFR_WINDOWS
+        assert listed == want, (f"debugfs lists {sorted(map(hex, listed - want))} "
+                                f"and misses {sorted(map(hex, want - listed))}")
+        moved = {c: v["transactions"] - s0["classes"][c]["transactions"]
+                 for c, v in s1["classes"].items()
+                 if v["transactions"] != s0["classes"][c]["transactions"]}
+        assert set(moved) <= {"rcru"} and moved, f"a register dump sent {moved}"
+        mii = (s1["mii-reads"] - s0["mii-reads"], s1["mii-writes"] - s0["mii-writes"])
+        assert mii == (0, 0), f"a register dump started MII reads/writes {mii}"
+        return f"{len(listed)} registers listed with {moved['rcru']} register reads"
+
+
 def test_driver_set_mac_address_while_up(logdir):
     with boot(logdir) as b:
         new = "52:54:00:de:ad:01"

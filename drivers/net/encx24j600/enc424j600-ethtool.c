@@ -37,6 +37,8 @@ static const char enc_drv_stat_names[][ETH_GSTRING_LEN] = {
 	"chip_resets",
 	"chip_lost",
 	"irq_storms",
+	"mii_reads",
+	"mii_writes",
 };
 
 #define ENC_N_BUS_STATS	ARRAY_SIZE(enc_bus_stat_names)

@@ -93,6 +93,7 @@ int enc_phy_read(struct enc_priv *priv, u8 reg, u16 *val)
 
 	lockdep_assert_held(&priv->lock);
 
+	priv->dstats.mii_reads++;
 	ret = regmap_write(priv->map, MIREGADR, MIREGADR_R8 | reg);
 	if (!ret)
 		ret = regmap_write(priv->map, MICMD, MICMD_MIIRD);
@@ -115,6 +116,7 @@ int enc_phy_write(struct enc_priv *priv, u8 reg, u16 val)
 
 	lockdep_assert_held(&priv->lock);
 
+	priv->dstats.mii_writes++;
 	ret = regmap_write(priv->map, MIREGADR, MIREGADR_R8 | reg);
 	if (!ret)
 		ret = regmap_write(priv->map, MIWR, val);

@@ -278,6 +278,8 @@ struct enc_drv_stats {
 	u64 chip_resets;
 	u64 chip_lost;
 	u64 irq_storms;
+	u64 mii_reads;		/* PHY register reads the driver started */
+	u64 mii_writes;		/* and writes */
 };
 
 /* netdev statistics, readable from atomic context */
