@@ -64,7 +64,9 @@ def link_stats(b):
     """/sys statistics of eth0 as a dict of ints."""
     out = b.out("(cd /sys/class/net/eth0/statistics && for f in *; do "
                 "echo $f $(cat $f); done)")
-    return {k: int(v) for k, v in (l.split() for l in out.splitlines())}
+    # a kernel message on the console may land between the lines
+    pairs = (l.split() for l in out.splitlines() if not l.startswith("["))
+    return {p[0]: int(p[1]) for p in pairs if len(p) == 2 and p[1].isdigit()}
 
 
 def delta(after, before):

@@ -231,3 +231,41 @@ def test_driver_erxtail_wrap_at_ring_start(logdir):
     finally:
         b.stop()
         peer.close()
+
+
+def test_driver_failed_open_leaves_the_chip_quiet(logdir):
+    """An open that fails at its last step (debugfs inject_open_fail: the
+    RX ring, the interrupt enables and the IRQ already set up) leaves the
+    chip as a down interface has it: RX off, so it stores no frame, no
+    interrupt enabled, no IRQ handler.  The next open works and nothing
+    sent meanwhile is lost (QEMU holds frames while RX is off)."""
+    b, peer = boot_peer(logdir)
+    try:
+        b.run("ip link set eth0 down")
+        b.run("echo 1 > /sys/kernel/debug/enc424j600/spi0.0/inject_open_fail")
+        rc, out = b.run("ip link set eth0 up", check=False)
+        assert rc != 0, f"the open succeeded with a failure injected: {out}"
+        s0 = b.wait_quiet()
+        n = 5
+        for _ in range(n):
+            peer.send(frame(GUEST_MAC, payload=bytes(100)))
+        time.sleep(1)
+        s1 = b.wait_quiet()
+        stored = s1["rx-frames"] - s0["rx-frames"]
+        assert stored == 0, f"after a failed open the chip stored {stored} of {n} frames: RX left on"
+        d = regs(b)
+        econ1, eie = reg16(d, 0x1e), reg16(d, 0x72)
+        assert not econ1 & 0x0001, f"ECON1 0x{econ1:04x}: RXEN left on"
+        assert eie == 0, f"EIE 0x{eie:04x}: interrupts left enabled"
+        irq = b.out("grep -c eth0 /proc/interrupts || true")
+        assert irq.strip() == "0", "the IRQ handler outlived the failed open"
+        before = link_stats(b)
+        b.run("ip link set eth0 up && wait-carrier eth0 1 5")
+        b.wait_frames(b.frames_accounted(s0), n)
+        got = link_stats(b)["rx_packets"] - before["rx_packets"]
+        assert got == n, f"{got} of the {n} frames held while RX was off arrived after the open"
+        check_no_splats(b)
+        return f"RX off, EIE 0 after the failed open; {n} held frames arrived after the next"
+    finally:
+        b.stop()
+        peer.close()

@@ -223,8 +223,19 @@ class Board:
             if self.proc.poll() is not None or time.monotonic() > end:
                 raise GuestError(f"QEMU did not start (see {self.qemu_log})")
             time.sleep(0.05)
-        self.con = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.con.connect(self.con_path)
+        # the path exists from QEMU's bind(); its listen() follows a moment
+        # later, longer on a loaded machine
+        while True:
+            self.con = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                self.con.connect(self.con_path)
+                break
+            except ConnectionRefusedError:
+                self.con.close()
+                if self.proc.poll() is not None or time.monotonic() > end:
+                    raise GuestError(f"QEMU's console did not accept a connection "
+                                     f"(see {self.qemu_log})")
+                time.sleep(0.05)
         self.con.setblocking(False)
         # The console is read all the time, not only while a test waits:
         # a guest printing while the host runs iperf3 would otherwise stall

@@ -432,6 +432,42 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 		enc_rx_corrupt(priv, "SPI error", pos);
 }
 
+/* Chip health, from a status burst: EUDAST holds the value enc_hw_init()
+ * parked it at and ECON1.RXEN is set while up.  After a reset behind the
+ * driver's back (brown-out, ESD) both read their reset values; a chip that
+ * does not answer reads all ones.
+ */
+static const char *enc_st_lost(const u8 *st)
+{
+	if (!memchr_inv(st, 0xff, ENC_ST_LEN))
+		return "no answer on the bus";
+	if (ENC_ST(st, EUDAST) != ENC_UDA_OFF_ST || !(ENC_ST(st, ECON1) & ECON1_RXEN))
+		return "registers back at their reset values";
+	return NULL;
+}
+
+/* The chip lost the driver's configuration: stop talking to it and let
+ * reset_work reset it and restore everything.  Called with priv->lock.
+ */
+static void enc_chip_lost(struct enc_priv *priv, const char *why)
+{
+	lockdep_assert_held(&priv->lock);
+
+	if (priv->recovering)
+		return;
+	priv->recovering = true;
+	priv->dstats.chip_lost++;
+	netdev_err(priv->ndev, "chip lost its state (%s), resetting it\n", why);
+	/* rx_work stops; the restore re-enables the RX interrupts */
+	priv->rx_deferred = false;
+	/* a chip out of step may hold INT low: not a reason to run the
+	 * (real-time) IRQ thread until it is back
+	 */
+	disable_irq_nosync(priv->ndev->irq);
+	priv->irq_held = true;
+	schedule_delayed_work(&priv->reset_work, 0);
+}
+
 /* Count the overflow flags in @eir; returns those to clear */
 static u16 enc_rx_overflows(struct enc_priv *priv, u16 eir)
 {
@@ -480,9 +516,17 @@ static void enc_rx_work(struct work_struct *work)
 
 	mutex_lock(&priv->lock);
 	for (n = 0; n < ENC_RX_WORK_BATCHES && priv->rx_deferred; n++) {
+		const char *lost;
+
 		if (enc_sfr_read(priv, ENC_ST_FIRST, st, sizeof(st))) {
 			/* leave it to the interrupt */
 			enc_rx_undefer(priv);
+			break;
+		}
+		/* a chip gone reads as all ones: 255 frames pending */
+		lost = enc_st_lost(st);
+		if (lost) {
+			enc_chip_lost(priv, lost);
 			break;
 		}
 		clear = enc_rx_overflows(priv, ENC_ST(st, EIR));
@@ -502,40 +546,6 @@ static void enc_rx_work(struct work_struct *work)
 	if (priv->rx_deferred)
 		schedule_work(&priv->rx_work);
 	mutex_unlock(&priv->lock);
-}
-
-/* Chip health, from a status burst: EUDAST holds the value enc_hw_init()
- * parked it at and ECON1.RXEN is set while up.  After a reset behind the
- * driver's back (brown-out, ESD) both read their reset values; a chip that
- * does not answer reads all ones.
- */
-static const char *enc_st_lost(const u8 *st)
-{
-	if (!memchr_inv(st, 0xff, ENC_ST_LEN))
-		return "no answer on the bus";
-	if (ENC_ST(st, EUDAST) != ENC_UDA_OFF_ST || !(ENC_ST(st, ECON1) & ECON1_RXEN))
-		return "registers back at their reset values";
-	return NULL;
-}
-
-/* The chip lost the driver's configuration: stop talking to it and let
- * reset_work reset it and restore everything.  Called with priv->lock.
- */
-static void enc_chip_lost(struct enc_priv *priv, const char *why)
-{
-	lockdep_assert_held(&priv->lock);
-
-	if (priv->recovering)
-		return;
-	priv->recovering = true;
-	priv->dstats.chip_lost++;
-	netdev_err(priv->ndev, "chip lost its state (%s), resetting it\n", why);
-	/* a chip out of step may hold INT low: not a reason to run the
-	 * (real-time) IRQ thread until it is back
-	 */
-	disable_irq_nosync(priv->ndev->irq);
-	priv->irq_held = true;
-	schedule_delayed_work(&priv->reset_work, 0);
 }
 
 /* One status burst, then link, TX done, RX.  Returns false when the burst
@@ -1100,6 +1110,11 @@ static int enc_open(struct net_device *ndev)
 	enable_irq(ndev->irq);
 	mutex_lock(&priv->lock);
 	ret = enc_cmd(priv, ENC_SETEIE);
+	if (!ret && priv->inject_open_fail) {
+		/* test hook: fail with everything started, RX and INT on */
+		priv->inject_open_fail--;
+		ret = -EIO;
+	}
 	if (ret)
 		enc_chip_quiet(priv);
 	mutex_unlock(&priv->lock);
@@ -1123,6 +1138,10 @@ static int enc_stop(struct net_device *ndev)
 	struct sk_buff *skb;
 
 	netif_stop_queue(ndev);
+	/* not running: reset_work does nothing more, and it must not restart
+	 * autonegotiation once the PHY is stopped
+	 */
+	cancel_delayed_work_sync(&priv->reset_work);
 	phy_stop(ndev->phydev);
 
 	mutex_lock(&priv->lock);
@@ -1330,9 +1349,11 @@ static void enc_debugfs_remove(void *data)
 	debugfs_remove_recursive(data);
 }
 
-/* <debugfs>/enc424j600/<spi device>/inject_tx_hang: the next N frames are
- * left unsent with the queue stopped, as if TX had hung, so the TX
- * watchdog path can be tested.
+/* <debugfs>/enc424j600/<spi device>/: test hooks for paths the chip
+ * rarely takes.  inject_tx_hang: the next N frames are left unsent with
+ * the queue stopped, as if TX had hung (the TX watchdog path).
+ * inject_open_fail: the next N opens fail at their last step, the chip
+ * started (the failed-open path).
  */
 static void enc_debugfs_init(struct enc_priv *priv)
 {
@@ -1341,6 +1362,7 @@ static void enc_debugfs_init(struct enc_priv *priv)
 
 	dir = debugfs_create_dir(dev_name(dev), enc_debugfs_root);
 	debugfs_create_u32("inject_tx_hang", 0600, dir, &priv->inject_tx_hang);
+	debugfs_create_u32("inject_open_fail", 0600, dir, &priv->inject_open_fail);
 	devm_add_action_or_reset(dev, enc_debugfs_remove, dir);
 }
 

@@ -355,6 +355,7 @@ struct enc_priv {
 
 	/* debugfs fault injection: TX starts to swallow (watchdog test) */
 	u32 inject_tx_hang;
+	u32 inject_open_fail;
 };
 
 /* enc424j600-bus.c: raw SPI and the regmap bus */
