@@ -6,11 +6,13 @@ counters around it.
 """
 import json
 import os
+import socket
 import subprocess
 import threading
 import time
 
 from lib.board import OURS, PRODUCTION_IMAGES, Board
+from lib.faults import detached, ethtool_stats
 
 # iperf3 UDP datagrams of 1472 bytes make 1514-byte Ethernet frames.
 UDP_LEN = 1472
@@ -49,15 +51,6 @@ def check_no_splats(b, allow=()):
     s += [l for l in b.text.splitlines() if "hw csum failure" in l]
     if s:
         raise AssertionError("kernel reported problems:\n" + "\n".join(s[:10]))
-
-
-def ethtool_stats(b):
-    stats = {}
-    for line in b.out("ethtool -S eth0").splitlines():
-        k, sep, v = line.strip().partition(":")
-        if sep and v.strip().isdigit():
-            stats[k.strip()] = int(v)
-    return stats
 
 
 def link_stats(b):
@@ -540,6 +533,78 @@ def test_driver_chip_resets_under_tx_flood_lose_no_frame(logdir):
 
 
 test_driver_chip_resets_under_tx_flood_lose_no_frame.timeout = 300
+
+
+def udp_flood(b, stop):
+    """UDP datagrams to a closed guest port until stop is set: the model
+    paces them at the link speed, faster than the driver drains the ring,
+    so the ring overflows and the driver drains it from rx_work."""
+    data = bytes(1400)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        while not stop.is_set():
+            try:
+                s.sendto(data, ("127.0.0.1", b.iperf_port))
+            except OSError:
+                time.sleep(0.001)   # the host's socket buffer is full
+
+
+# what reset_work may put on the bus while the chip is gone: a retry every
+# 100 ms (ENC_RESTORE_RETRY), each at most 10 EUDAST write + read probes
+RESTORE_PROBES_PER_S = 10 * 2 / 0.1
+
+
+def test_driver_chip_gone_under_rx_flood_stays_quiet(logdir):
+    """The chip stops answering while a UDP flood keeps rx_work draining
+    the ring.  A chip gone reads as all ones, which looks like 255 frames
+    pending: the driver must take it for a lost chip, not frames, and
+    detach the device until it is back, so the TX watchdog does not fire
+    again and again.  While it is gone no RX reset, error or timeout is
+    counted and the bus carries only the restore's retries (every 100 ms);
+    once it answers again the device is back and frames flow."""
+    with boot(logdir) as b:
+        stop = threading.Event()
+        flood = threading.Thread(target=udp_flood, args=(b, stop), daemon=True)
+        flood.start()
+        try:
+            until(lambda: ethtool_stats(b)["rx_deferrals"] > 0, 30,
+                  "the flood never overflowed the ring (RX never deferred to rx_work)")
+            e0, l0 = ethtool_stats(b), link_stats(b)
+            b.set_model("spi-absent", True)
+            try:
+                until(lambda: detached(b), 10, "the device was not detached with the chip gone")
+                time.sleep(0.5)
+                t0, s0 = time.monotonic(), b.stats()
+                time.sleep(3)
+                t1, s1 = time.monotonic(), b.stats()
+                assert detached(b), "the device came back while the chip was still gone"
+            finally:
+                stop.set()
+                flood.join()
+                b.set_model("spi-absent", False)
+        finally:
+            stop.set()
+        ping_ok(b)
+        e1, l1 = ethtool_stats(b), link_stats(b)
+        grew = {k: e1[k] - e0[k] for k in ("rx_resets", "rx_bad_frames",
+                                           "tx_timeouts", "tx_resets", "irq_storms")
+                if e1[k] != e0[k]}
+        assert not grew, f"while the chip was gone the driver counted {grew}"
+        assert e1["chip_lost"] == e0["chip_lost"] + 1, \
+            f"chip_lost {e0['chip_lost']} -> {e1['chip_lost']}: one loss, one recovery"
+        errors = {k: l1[k] - l0[k] for k in ("rx_errors", "rx_frame_errors", "rx_length_errors",
+                                             "rx_crc_errors") if l1[k] != l0[k]}
+        assert not errors, f"errors counted for a chip that was gone: {errors}"
+        # the restore retries every 100 ms, probing the chip with at most
+        # 10 write + read pairs of EUDAST: up to 200 transactions/s; rx
+        # work on a chip that reads as 255 frames pending costs thousands
+        per_s = (s1["absent-transactions"] - s0["absent-transactions"]) / (t1 - t0)
+        assert 0 < per_s <= RESTORE_PROBES_PER_S, \
+            f"{per_s:.0f} bus transactions/s while the chip was gone"
+        check_no_splats(b)
+        return f"detached while gone, {per_s:.0f} transactions/s, no RX reset or error, back after"
+
+
+test_driver_chip_gone_under_rx_flood_stays_quiet.timeout = 200
 
 
 def mii_commands(b):

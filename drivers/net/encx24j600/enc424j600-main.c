@@ -174,11 +174,22 @@ static void enc_tx_reset(struct enc_priv *priv)
 	priv->dstats.tx_resets++;
 }
 
-/* wake from process context: let the TX softirq run at bh enable */
-static void enc_wake_queue(struct net_device *ndev)
+/* Wake from process context: let the TX softirq run at bh enable.  A
+ * device detached for a recovery stays so until reset_work is done; then
+ * this attaches it again (waking the queue), once any frame parked before
+ * the loss is dealt with: the one TX slot has one owner at a time.
+ */
+static void enc_wake_queue(struct enc_priv *priv)
 {
+	lockdep_assert_held(&priv->lock);
+
+	if (priv->recovering)
+		return;
 	local_bh_disable();
-	netif_wake_queue(ndev);
+	if (netif_device_present(priv->ndev))
+		netif_wake_queue(priv->ndev);
+	else
+		netif_device_attach(priv->ndev);
 	local_bh_enable();
 }
 
@@ -302,8 +313,60 @@ static int enc_rx_reset(struct enc_priv *priv)
 	return ret;
 }
 
+/* Chip health, from a status burst: EUDAST holds the value enc_hw_init()
+ * parked it at and ECON1.RXEN is set while up.  After a reset behind the
+ * driver's back (brown-out, ESD) both read their reset values; a chip that
+ * does not answer reads all ones.
+ */
+static const char *enc_st_lost(const u8 *st)
+{
+	if (!memchr_inv(st, 0xff, ENC_ST_LEN))
+		return "no answer on the bus";
+	if (ENC_ST(st, EUDAST) != ENC_UDA_OFF_ST || !(ENC_ST(st, ECON1) & ECON1_RXEN))
+		return "registers back at their reset values";
+	return NULL;
+}
+
+/* The chip lost the driver's configuration: stop talking to it and let
+ * reset_work reset it and restore everything.  Called with priv->lock.
+ */
+static void enc_chip_lost(struct enc_priv *priv, const char *why)
+{
+	lockdep_assert_held(&priv->lock);
+
+	if (priv->recovering)
+		return;
+	priv->recovering = true;
+	priv->dstats.chip_lost++;
+	netdev_err(priv->ndev, "chip lost its state (%s), resetting it\n", why);
+	/* no frames and no TX watchdog until it is back; rx_work stops (the
+	 * restore re-enables the RX interrupts)
+	 */
+	netif_device_detach(priv->ndev);
+	priv->rx_deferred = false;
+	/* a chip out of step may hold INT low: not a reason to run the
+	 * (real-time) IRQ thread until it is back
+	 */
+	disable_irq_nosync(priv->ndev->irq);
+	priv->irq_held = true;
+	schedule_delayed_work(&priv->reset_work, 0);
+}
+
 static void enc_rx_corrupt(struct enc_priv *priv, const char *what, u16 at)
 {
+	u8 st[ENC_ST_LEN];
+	const char *lost;
+
+	/* a chip that vanished or reset mid-batch reads as garbage too: that
+	 * is a lost chip, not a ring to reset
+	 */
+	if (!enc_sfr_read(priv, ENC_ST_FIRST, st, sizeof(st))) {
+		lost = enc_st_lost(st);
+		if (lost) {
+			enc_chip_lost(priv, lost);
+			return;
+		}
+	}
 	if (net_ratelimit())
 		netdev_err(priv->ndev, "RX ring corrupt (%s at 0x%04x), resetting RX\n",
 			   what, at);
@@ -432,42 +495,6 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 		enc_rx_corrupt(priv, "SPI error", pos);
 }
 
-/* Chip health, from a status burst: EUDAST holds the value enc_hw_init()
- * parked it at and ECON1.RXEN is set while up.  After a reset behind the
- * driver's back (brown-out, ESD) both read their reset values; a chip that
- * does not answer reads all ones.
- */
-static const char *enc_st_lost(const u8 *st)
-{
-	if (!memchr_inv(st, 0xff, ENC_ST_LEN))
-		return "no answer on the bus";
-	if (ENC_ST(st, EUDAST) != ENC_UDA_OFF_ST || !(ENC_ST(st, ECON1) & ECON1_RXEN))
-		return "registers back at their reset values";
-	return NULL;
-}
-
-/* The chip lost the driver's configuration: stop talking to it and let
- * reset_work reset it and restore everything.  Called with priv->lock.
- */
-static void enc_chip_lost(struct enc_priv *priv, const char *why)
-{
-	lockdep_assert_held(&priv->lock);
-
-	if (priv->recovering)
-		return;
-	priv->recovering = true;
-	priv->dstats.chip_lost++;
-	netdev_err(priv->ndev, "chip lost its state (%s), resetting it\n", why);
-	/* rx_work stops; the restore re-enables the RX interrupts */
-	priv->rx_deferred = false;
-	/* a chip out of step may hold INT low: not a reason to run the
-	 * (real-time) IRQ thread until it is back
-	 */
-	disable_irq_nosync(priv->ndev->irq);
-	priv->irq_held = true;
-	schedule_delayed_work(&priv->reset_work, 0);
-}
-
 /* Count the overflow flags in @eir; returns those to clear */
 static u16 enc_rx_overflows(struct enc_priv *priv, u16 eir)
 {
@@ -515,7 +542,8 @@ static void enc_rx_work(struct work_struct *work)
 	u16 clear;
 
 	mutex_lock(&priv->lock);
-	for (n = 0; n < ENC_RX_WORK_BATCHES && priv->rx_deferred; n++) {
+	for (n = 0; n < ENC_RX_WORK_BATCHES && priv->rx_deferred &&
+	     !priv->recovering; n++) {
 		const char *lost;
 
 		if (enc_sfr_read(priv, ENC_ST_FIRST, st, sizeof(st))) {
@@ -539,11 +567,16 @@ static void enc_rx_work(struct work_struct *work)
 		}
 		enc_rx(priv, ENC_ST(st, ERXHEAD), pktcnt,
 		       ENC_ST(st, EIR) & EIR_PKTIF);
+		/* a frame waits for the TX slot: requeue behind tx_work, or
+		 * a long flood starves it into the TX watchdog
+		 */
+		if (READ_ONCE(priv->tx_skb))
+			break;
 		mutex_unlock(&priv->lock);
 		cond_resched();
 		mutex_lock(&priv->lock);
 	}
-	if (priv->rx_deferred)
+	if (priv->rx_deferred && !priv->recovering)
 		schedule_work(&priv->rx_work);
 	mutex_unlock(&priv->lock);
 }
@@ -603,6 +636,9 @@ static bool enc_service(struct enc_priv *priv)
 	if (!priv->rx_deferred) {
 		enc_rx(priv, head, ENC_ST(st, ESTAT) & ESTAT_PKTCNT,
 		       eir & EIR_PKTIF);
+		/* the chip went mid-batch: reset_work owns it from here */
+		if (priv->recovering)
+			return true;
 		if (eir & EIR_RXABTIF)
 			enc_rx_defer(priv);
 	}
@@ -740,8 +776,20 @@ static void enc_reset_work(struct work_struct *work)
 	netdev_info(ndev, "chip reset and reconfigured\n");
 	/* the PHY was reset with the chip: phylib sets it up again */
 	phy_start_aneg(ndev->phydev);
-	/* a frame parked meanwhile goes now; tx_work alone wakes the queue */
-	schedule_work(&priv->tx_work);
+
+	/* back: at once, or once tx_work has sent the frame parked before
+	 * (which may have happened already: attach only, a frame parked
+	 * since then owns the slot and tx_work wakes the queue)
+	 */
+	mutex_lock(&priv->lock);
+	if (READ_ONCE(priv->tx_skb)) {
+		schedule_work(&priv->tx_work);
+	} else if (!priv->recovering) {
+		local_bh_disable();
+		netif_device_attach(ndev);
+		local_bh_enable();
+	}
+	mutex_unlock(&priv->lock);
 }
 
 /* Transmit */
@@ -840,7 +888,7 @@ static void enc_tx_work(struct work_struct *work)
 			kfree_skb(skb);
 		}
 		netif_trans_update(ndev);
-		enc_wake_queue(ndev);
+		enc_wake_queue(priv);
 		goto out;
 	}
 
@@ -864,7 +912,7 @@ static void enc_tx_work(struct work_struct *work)
 			goto out;
 	}
 
-	if (priv->inject_tx_hang) {
+	if (priv->inject_tx_hang && netif_device_present(ndev)) {
 		/* pretend the chip never takes it: the watchdog must act */
 		priv->inject_tx_hang--;
 		goto out;
@@ -878,13 +926,13 @@ static void enc_tx_work(struct work_struct *work)
 	if (len > ENC_TX_SIZE) {
 		enc_stat_add(priv, &priv->nstats.tx_dropped, 1);
 		kfree_skb_reason(skb, SKB_DROP_REASON_PKT_TOO_BIG);
-		enc_wake_queue(ndev);
+		enc_wake_queue(priv);
 		goto out;
 	}
 	if (!netif_running(ndev) || !netif_carrier_ok(ndev)) {
 		enc_stat_add(priv, &priv->nstats.tx_dropped, 1);
 		kfree_skb_reason(skb, SKB_DROP_REASON_DEV_READY);
-		enc_wake_queue(ndev);
+		enc_wake_queue(priv);
 		goto out;
 	}
 
@@ -916,12 +964,12 @@ static void enc_tx_work(struct work_struct *work)
 	priv->tx_len = len;
 	priv->tx_inflight = true;
 	consume_skb(skb);
-	enc_wake_queue(ndev);
+	enc_wake_queue(priv);
 	goto out;
 err:
 	enc_stat_add(priv, &priv->nstats.tx_errors, 1);
 	kfree_skb(skb);
-	enc_wake_queue(ndev);
+	enc_wake_queue(priv);
 out:
 	mutex_unlock(&priv->lock);
 }
@@ -1128,6 +1176,8 @@ static int enc_open(struct net_device *ndev)
 err_free_irq:
 	free_irq(ndev->irq, priv);
 	enc_cancel_work(priv);
+	/* the chip found lost in the meantime: present for the next open */
+	netif_device_attach(ndev);
 	netdev_err(ndev, "cannot start the chip: %d\n", ret);
 	return ret;
 }
@@ -1170,6 +1220,8 @@ static int enc_stop(struct net_device *ndev)
 		kfree_skb_reason(skb, SKB_DROP_REASON_DEV_READY);
 	}
 	netif_carrier_off(ndev);
+	/* a recovery cut short leaves it detached: present for the next open */
+	netif_device_attach(ndev);
 	return 0;
 }
 
