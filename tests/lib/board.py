@@ -568,7 +568,7 @@ class Board:
 
     def inject(self, fault):
         """Arm a one-shot fault in the chip model (rx-bad-rsv, rx-next-odd,
-        rx-next-outside, tx-abort, tx-link-loss) or reset it behind the
+        rx-next-outside, rx-past-head, tx-abort, tx-link-loss) or reset it behind the
         driver (chip-reset): docs/qemu-model.md, "Fault injection"."""
         self.qmp.cmd("qom-set", path="/machine/encx24j600", property="inject",
                      value=fault)
