@@ -1,11 +1,13 @@
 """Our driver against a crafted-frame peer on a socket netdev (tests/lib/peer.py):
 receive filters (multicast hash, promiscuous, all-multicast), VLAN-size
-frames, FCS stripping, and the receive ring's tail wrap at the ring start.
+frames, FCS stripping, the receive ring's tail wrap at the ring start, and
+what a corrupt frame header in the ring costs.
 """
 import struct
 import time
 
 from lib.board import OURS, Board
+from lib.faults import ethtool_stats
 from lib.peer import PEER_MAC, Peer, ether_crc_index, frame, icmp_echo_reply
 from test_driver import check_no_splats, link_stats
 
@@ -266,6 +268,70 @@ def test_driver_failed_open_leaves_the_chip_quiet(logdir):
         assert got == n, f"{got} of the {n} frames held while RX was off arrived after the open"
         check_no_splats(b)
         return f"RX off, EIE 0 after the failed open; {n} held frames arrived after the next"
+    finally:
+        b.stop()
+        peer.close()
+
+
+def test_driver_rx_impossible_length_drops_one_frame(logdir):
+    """A stored frame whose byte count is impossible (the model's rx-bad-rsv:
+    0xFFFF) but whose next-packet pointer is a frame boundary inside what
+    the chip has stored costs that one frame, counted as a length error:
+    not an RX reset, which would throw away the frames behind it."""
+    b, peer = boot_peer(logdir)
+    try:
+        n = 8
+        e0 = ethtool_stats(b)
+        b.inject("rx-bad-rsv")
+        # back to back: the frames behind the bad one wait in the ring
+        got = send_and_count(b, peer, [frame(GUEST_MAC, payload=bytes([i]) * 200)
+                                       for i in range(n)], gap=0)
+        e1 = ethtool_stats(b)
+        assert b.stats()["injected"]["rx-bad-rsv"] == 1, "the fault never took effect"
+        resets = e1["rx_resets"] - e0["rx_resets"]
+        assert resets == 0, \
+            f"one frame with an impossible length reset RX ({resets}); {n} frames: {got}"
+        assert got["rx_packets"] == n - 1 and got["rx_length_errors"] == 1 \
+            and got["rx_errors"] == 1, f"{n} frames, the first with an impossible length: {got}"
+        check_no_splats(b)
+        return f"{n} frames, one with byte count 0xFFFF: {n - 1} delivered, 1 length error, no RX reset"
+    finally:
+        b.stop()
+        peer.close()
+
+
+def test_driver_rx_frame_past_head_does_not_spin(logdir):
+    """PKTCNT says a frame is stored, but its header (byte count and next
+    pointer agreeing) claims bytes past ERXHEAD (the model's rx-past-head):
+    a batch that can release nothing.  The driver must not run its
+    real-time IRQ thread round and round on it: a second look that finds
+    the same is a corrupt ring, reset once; frames flow again after."""
+    b, peer = boot_peer(logdir)
+    try:
+        e0 = ethtool_stats(b)
+        seen = b.frames_accounted()
+        b.inject("rx-past-head")
+        peer.send(frame(GUEST_MAC, payload=bytes(100)))
+        deadline = time.monotonic() + 10
+        while b.frames_accounted() < seen + 1:
+            assert time.monotonic() < deadline, "the model never stored the frame"
+            time.sleep(0.05)
+        # a driver that spins keeps the bus busy: count one second of it
+        time.sleep(1)
+        t0 = b.stats()["transactions"]
+        time.sleep(1)
+        busy = b.stats()["transactions"] - t0
+        # asked of the model first: a spinning guest may not answer at all
+        assert busy <= 20, f"{busy} bus transactions in one second after the frame: spinning"
+        e1 = ethtool_stats(b)
+        irqs = e1["irqs"] - e0["irqs"]
+        assert irqs <= 10, f"the IRQ thread ran {irqs} times for one frame"
+        assert e1["rx_resets"] - e0["rx_resets"] == 1, \
+            f"rx_resets {e0['rx_resets']} -> {e1['rx_resets']}: the stall was not resolved by one RX reset"
+        got = send_and_count(b, peer, [frame(GUEST_MAC, payload=bytes(100))] * 3)
+        assert got["rx_packets"] == 3, f"after the reset: {got}"
+        check_no_splats(b)
+        return f"{irqs} IRQ thread runs, {busy} transactions in the second after, 1 RX reset"
     finally:
         b.stop()
         peer.close()

@@ -172,9 +172,10 @@ def absent_at_probe(b):
 # must count it (None: there is no device to count it; the run checks)
 FAULTS = {
     "rx-overflow": {"run": rx_flood, "counter": "rx_overruns"},
-    "rx-bad-rsv": one_shot("rx-bad-rsv", "rx_resets", provoke_rx),
+    "rx-bad-rsv": one_shot("rx-bad-rsv", "rx_bad_frames", provoke_rx),
     "rx-next-odd": one_shot("rx-next-odd", "rx_resets", provoke_rx),
     "rx-next-outside": one_shot("rx-next-outside", "rx_resets", provoke_rx),
+    "rx-past-head": one_shot("rx-past-head", "rx_resets", provoke_rx),
     "tx-abort": one_shot("tx-abort", "tx_aborts", provoke_tx),
     "tx-link-loss": one_shot("tx-link-loss", "tx_aborts", provoke_tx),
     "chip-reset": {"run": chip_reset, "counter": "chip_lost"},

@@ -70,17 +70,42 @@ static inline u32 enc_rx_frame_size(u16 len)
 	return ENC_RX_HDR_LEN + ALIGN(len, 2);
 }
 
+/* A byte count a stored frame can have (FCS included) */
+static inline bool enc_rx_len_ok(u16 len)
+{
+	return len >= ETH_HLEN + ETH_FCS_LEN && len <= ENC_MAX_FRAME;
+}
+
 /* Check a header read at ring address @pos: NULL when sane, otherwise
  * what is wrong with it (for the log).
  */
 static inline const char *enc_rx_hdr_check(const struct enc_rx_hdr *h,
 					   u16 pos)
 {
-	if (h->len < ETH_HLEN + ETH_FCS_LEN || h->len > ENC_MAX_FRAME)
+	if (!enc_rx_len_ok(h->len))
 		return "length";
 	if (h->next != enc_rx_wrap(pos + enc_rx_frame_size(h->len)))
 		return "next pointer";
 	return NULL;
+}
+
+/* For a header at @pos whose byte count is impossible: the bytes to the
+ * frame's next pointer, if that is a boundary the chip could have written
+ * (even, inside the ring, a frame of possible size away and within the
+ * @avail bytes stored), else 0.  The chip writes the next pointer from the
+ * same write pointer it moves ERXHEAD with, so a frame whose status vector
+ * alone is garbage can be stepped over, and only that frame is lost.
+ */
+static inline u32 enc_rx_skip_len(const struct enc_rx_hdr *h, u16 pos,
+				  u32 avail)
+{
+	u32 dist = enc_rx_dist(pos, h->next);
+
+	if (!enc_rx_ptr_ok(h->next) ||
+	    dist < enc_rx_frame_size(ETH_HLEN + ETH_FCS_LEN) ||
+	    dist > enc_rx_frame_size(ENC_MAX_FRAME) || dist > avail)
+		return 0;
+	return dist;
 }
 
 /* What the receive status vector says about a frame */

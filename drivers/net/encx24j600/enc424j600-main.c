@@ -375,6 +375,13 @@ static void enc_rx_corrupt(struct enc_priv *priv, const char *what, u16 at)
 	enc_rx_reset(priv);
 }
 
+static void enc_rx_length_error(struct enc_priv *priv)
+{
+	priv->dstats.rx_bad_frames++;
+	enc_stat_add(priv, &priv->nstats.rx_errors, 1);
+	enc_stat_add(priv, &priv->nstats.rx_length_errors, 1);
+}
+
 static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
 			 u32 rsv)
 {
@@ -391,9 +398,7 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
 		enc_stat_add(priv, &priv->nstats.rx_crc_errors, 1);
 		return;
 	case ENC_RSV_LENGTH_ERROR:
-		priv->dstats.rx_bad_frames++;
-		enc_stat_add(priv, &priv->nstats.rx_errors, 1);
-		enc_stat_add(priv, &priv->nstats.rx_length_errors, 1);
+		enc_rx_length_error(priv);
 		return;
 	}
 
@@ -424,6 +429,12 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
  * burst of the pending bytes, one SETPKTDEC per frame, one ERXTAIL write.
  * Should the burst have read past the last counted frame (an inconsistent
  * ERXHEAD), ERXRDPT is moved back to it, so nothing is lost or repeated.
+ *
+ * A frame whose byte count is impossible but whose next pointer is sound
+ * is stepped over and counted as a length error.  A batch that can release
+ * nothing while frames are pending is allowed once (PKTCNT may count a
+ * frame that completed after ERXHEAD was read); twice in a row it is a
+ * corrupt ring, reset, and not a reason to run again and again.
  */
 static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 		   bool pktif)
@@ -441,12 +452,10 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 
 	pending = enc_rx_dist(pos, head);
 	if (!pending || !pktcnt) {
-		/* PKTIF with nothing in the ring twice in a row: resync */
-		if (pktif && ++priv->rx_stall > 1)
+		if ((pktif || pktcnt) && ++priv->rx_stall > 1)
 			enc_rx_corrupt(priv, "PKTCNT", head);
 		return;
 	}
-	priv->rx_stall = 0;
 	priv->dstats.rx_batches++;
 
 	/* the buffer holds the whole ring: one burst */
@@ -463,6 +472,19 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 		u32 flen;
 
 		enc_rx_hdr_parse(hdr, &h);
+		if (!enc_rx_len_ok(h.len)) {
+			flen = enc_rx_skip_len(&h, pos, have - off);
+			if (flen) {
+				if (net_ratelimit())
+					netdev_err(priv->ndev, "RX frame at 0x%04x: byte count %u, dropped\n",
+						   pos, h.len);
+				enc_rx_length_error(priv);
+				pos = h.next;
+				off += flen;
+				frames++;
+				continue;
+			}
+		}
 		bad = enc_rx_hdr_check(&h, pos);
 		if (bad)
 			break;
@@ -481,6 +503,12 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 		enc_rx_corrupt(priv, bad, pos);
 		return;
 	}
+	if (!frames && ++priv->rx_stall > 1) {
+		enc_rx_corrupt(priv, "frame past ERXHEAD", pos);
+		return;
+	}
+	if (frames)
+		priv->rx_stall = 0;
 	if (off != have) {
 		/* read past the last complete frame: rewind ERXRDPT */
 		priv->dstats.rx_rewinds++;
@@ -491,7 +519,7 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 	}
 
 	priv->rx_rdpt = pos;
-	if (enc_rx_release(priv, frames, enc_rx_tail(pos)))
+	if (frames && enc_rx_release(priv, frames, enc_rx_tail(pos)))
 		enc_rx_corrupt(priv, "SPI error", pos);
 }
 

@@ -175,6 +175,40 @@ static void enc_test_rx_hdr_check(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, enc_rx_hdr_check(&h, 0x1000));
 }
 
+static void enc_test_rx_skip_len(struct kunit *test)
+{
+	struct enc_rx_hdr h = { .len = 0xffff, .rsv = RSV_RXOK };
+
+	/* a 64-byte frame's boundary 72 bytes on: stepped over */
+	h.next = 0x1000 + 72;
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, 72), 72);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, 1000), 72);
+	/* but not past what was stored */
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, 71), 0);
+	/* across the end of SRAM */
+	h.next = ENC_RX_START + 72 - 0x10;
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x5ff0, 200), 72);
+	/* odd, outside the ring, or not a frame's size away */
+	h.next = 0x1000 + 73;
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, 1000), 0);
+	h.next = ENC_RX_START - 2;
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x5ff0, ENC_RX_SIZE), 0);
+	h.next = 0x1000 + ENC_RX_HDR_LEN + ETH_HLEN + ETH_FCS_LEN - 2;
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, 1000), 0);
+	h.next = 0x1000;
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, ENC_RX_SIZE), 0);
+	h.next = 0x1000 + ENC_RX_HDR_LEN + ENC_MAX_FRAME;
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, ENC_RX_SIZE),
+			ENC_RX_HDR_LEN + ENC_MAX_FRAME);
+	h.next += 2;
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, ENC_RX_SIZE), 0);
+
+	KUNIT_EXPECT_TRUE(test, enc_rx_len_ok(ETH_HLEN + ETH_FCS_LEN));
+	KUNIT_EXPECT_TRUE(test, enc_rx_len_ok(ENC_MAX_FRAME));
+	KUNIT_EXPECT_FALSE(test, enc_rx_len_ok(ETH_HLEN + ETH_FCS_LEN - 1));
+	KUNIT_EXPECT_FALSE(test, enc_rx_len_ok(ENC_MAX_FRAME + 1));
+}
+
 /* The Ethernet CRC the hash uses, bit by bit (IEEE 802.3: polynomial
  * 0x04c11db7, all ones preset, data LSB first, not complemented), so the
  * driver's ether_crc() based index is checked against an independent
@@ -321,6 +355,7 @@ static struct kunit_case enc424j600_logic_cases[] = {
 	KUNIT_CASE(enc_test_rsv_parse),
 	KUNIT_CASE(enc_test_rsv_verdict),
 	KUNIT_CASE(enc_test_rx_hdr_check),
+	KUNIT_CASE(enc_test_rx_skip_len),
 	KUNIT_CASE(enc_test_hash_known),
 	KUNIT_CASE(enc_test_hash_reference),
 	KUNIT_CASE(enc_test_hash_table),
