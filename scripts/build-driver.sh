@@ -15,7 +15,10 @@ OUT=$BUILD/driver$KSUF
 [ -f "$KOBJ/Module.symvers" ] || die "kernel not built: run scripts/build-kernel.sh (or make kernel) first"
 
 mkdir -p "$OUT"
-rsync -a --checksum --delete --exclude='*.o' --exclude='*.ko' --exclude='.*' \
+# Copied by content, stamped now (no -t): kbuild decides by time, and a
+# source put back at an older time (git archive, tar, cp -p) must still
+# rebuild its object.
+rsync -rlp --checksum --delete --exclude='*.o' --exclude='*.ko' --exclude='.*' \
 	--filter='protect *.o' --filter='protect *.ko' --filter='protect .*' \
 	--filter='protect *.mod*' --filter='protect modules.order' --filter='protect Module.symvers' \
 	"$DRV/" "$OUT/"

@@ -57,14 +57,14 @@ build_all() {
 	done
 	for m in "${mods[@]}"; do
 		mkdir -p "$OUT/$m"
-		rsync -a --checksum --delete --exclude='*.o' --exclude='*.ko' --exclude='.*' \
+		rsync -rlp --checksum --delete --exclude='*.o' --exclude='*.ko' --exclude='.*' \
 			--exclude='/include' \
 			--filter='protect *.o' --filter='protect *.ko' --filter='protect .*' \
 			--filter='protect *.mod*' --filter='protect modules.order' \
 			--filter='protect Module.symvers' --filter='protect /include' \
 			"$SRCDIR/$m/" "$OUT/$m/"
 		mkdir -p "$OUT/$m/include"
-		rsync -a --checksum --delete "$DRV"/*.h "$OUT/$m/include/"
+		rsync -rlp --checksum --delete "$DRV"/*.h "$OUT/$m/include/"
 		echo "--- $m"
 		make -C "$KSRC" O="$KOBJ" ARCH="$LINUX_ARCH" CROSS_COMPILE="$LINUX_CROSS" \
 			CC="$CC" M="$OUT/$m" W=1 $CHECK modules
