@@ -84,7 +84,8 @@ def stuck_int(b):
 
 def detached(b):
     """The driver has detached eth0 (recovering a lost chip)."""
-    rc, out = b.run("ethtool -i eth0", check=False)
+    # unregistered is not detached: eth0 must still be there
+    rc, out = b.run("[ -e /sys/class/net/eth0 ] && ethtool -i eth0", check=False)
     return rc != 0 and "No such device" in out
 
 
@@ -96,7 +97,9 @@ def absent_chip(b):
         # once it is: ethtool has no device meanwhile)
         b.run("ping -c 3 -i 0.2 -W 1 10.0.2.2 >/dev/null", check=False, timeout=15)
         end = time.monotonic() + 10
-        while not detached(b) and time.monotonic() < end:
+        while not detached(b):
+            if time.monotonic() > end:
+                raise GuestError("spi-absent: eth0 was not detached with the chip gone")
             time.sleep(0.1)
     finally:
         b.set_model("spi-absent", False)

@@ -261,9 +261,10 @@ static int enc_regmap_reg_write(void *context, unsigned int reg,
 
 /* Native update_bits: BFSU for the bits to set, BFCU for the bits to
  * clear, each one CS frame covering both bytes of the register.  The
- * regmap core calls this for volatile registers only; MAC/MII registers
- * are never volatile here, but if one ever gets here it is done as a
- * 16-bit read-modify-write, since BFS/BFC must not touch them.
+ * regmap core calls this for volatile registers only.  Of the MAC/MII
+ * registers (BFS/BFC must not touch them) the MII command and status
+ * ones are volatile, but the driver only writes those whole; an
+ * update_bits on one is done as a 16-bit read-modify-write.
  */
 static int enc_regmap_reg_update_bits(void *context, unsigned int reg,
 				      unsigned int mask, unsigned int val)

@@ -89,23 +89,35 @@ static inline const char *enc_rx_hdr_check(const struct enc_rx_hdr *h,
 	return NULL;
 }
 
-/* For a header at @pos whose byte count is impossible: the bytes to the
- * frame's next pointer, if that is a boundary the chip could have written
- * (even, inside the ring, a frame of possible size away and within the
- * @avail bytes stored), else 0.  The chip writes the next pointer from the
- * same write pointer it moves ERXHEAD with, so a frame whose status vector
- * alone is garbage can be stepped over, and only that frame is lost.
+/* For the frame at ring address @pos, read into @p with @avail bytes
+ * from there on, whose byte count is impossible: the bytes to its next
+ * pointer if the frame can be stepped over, else 0.  The chip writes the
+ * next pointer from the same write pointer it moves ERXHEAD with, so when
+ * only the status vector is garbage, only that frame need be lost.  The
+ * pointer comes from a header already found wrong, so it is trusted only
+ * when confirmed: a boundary the chip could have written (even, inside
+ * the ring, a frame of possible size away, within what was stored), and
+ * either the end of what was stored (ERXHEAD) or the start of a sane
+ * header.  Anything less would walk into frame data, where a peer's bytes
+ * could pass for a header.
  */
-static inline u32 enc_rx_skip_len(const struct enc_rx_hdr *h, u16 pos,
-				  u32 avail)
+static inline u32 enc_rx_skip_len(const u8 *p, u32 avail, u16 pos)
 {
-	u32 dist = enc_rx_dist(pos, h->next);
+	struct enc_rx_hdr h, n;
+	u32 dist;
 
-	if (!enc_rx_ptr_ok(h->next) ||
+	enc_rx_hdr_parse(p, &h);
+	dist = enc_rx_dist(pos, h.next);
+	if (!enc_rx_ptr_ok(h.next) ||
 	    dist < enc_rx_frame_size(ETH_HLEN + ETH_FCS_LEN) ||
 	    dist > enc_rx_frame_size(ENC_MAX_FRAME) || dist > avail)
 		return 0;
-	return dist;
+	if (dist == avail)
+		return dist;
+	if (avail - dist < ENC_RX_HDR_LEN)
+		return 0;
+	enc_rx_hdr_parse(p + dist, &n);
+	return enc_rx_hdr_check(&n, h.next) ? 0 : dist;
 }
 
 /* What the receive status vector says about a frame */

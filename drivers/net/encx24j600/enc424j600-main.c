@@ -78,12 +78,26 @@ static void enc_stat_add(struct enc_priv *priv, u64_stats_t *s,
 
 /* PHY access through the MII management registers (priv->lock held) */
 
+static void enc_chip_lost(struct enc_priv *priv, const char *why);
+
+/* MISTAT has three bits: all ones is a chip that does not answer.  That
+ * is -ENODEV, which phylib's state machine takes quietly (a timeout would
+ * halt it with a WARN, and the link would never come back); the chip is
+ * then recovered like any lost one.
+ */
 static int enc_mii_wait(struct enc_priv *priv)
 {
 	unsigned int v;
+	int ret;
 
-	return regmap_read_poll_timeout(priv->map, MISTAT, v,
-					!(v & MISTAT_BUSY), 30, 10000);
+	ret = regmap_read_poll_timeout(priv->map, MISTAT, v,
+				       !(v & MISTAT_BUSY) || v == 0xffff,
+				       30, 10000);
+	if (!ret && v == 0xffff) {
+		enc_chip_lost(priv, "no answer on the bus");
+		return -ENODEV;
+	}
+	return ret;
 }
 
 int enc_phy_read(struct enc_priv *priv, u8 reg, u16 *val)
@@ -143,7 +157,8 @@ static int enc_mdio_read(struct mii_bus *bus, int addr, int reg)
 		return 0;
 
 	mutex_lock(&priv->lock);
-	ret = enc_phy_read(priv, reg, &val);
+	/* the chip is being reset: no PHY to talk to (see enc_mii_wait()) */
+	ret = priv->recovering ? -ENODEV : enc_phy_read(priv, reg, &val);
 	mutex_unlock(&priv->lock);
 	return ret ? ret : val;
 }
@@ -159,7 +174,7 @@ static int enc_mdio_write(struct mii_bus *bus, int addr, int reg, u16 val)
 		return 0;
 
 	mutex_lock(&priv->lock);
-	ret = enc_phy_write(priv, reg, val);
+	ret = priv->recovering ? -ENODEV : enc_phy_write(priv, reg, val);
 	mutex_unlock(&priv->lock);
 	return ret;
 }
@@ -183,7 +198,7 @@ static void enc_wake_queue(struct enc_priv *priv)
 {
 	lockdep_assert_held(&priv->lock);
 
-	if (priv->recovering)
+	if (priv->recovering || priv->tx_held)
 		return;
 	local_bh_disable();
 	if (netif_device_present(priv->ndev))
@@ -238,7 +253,6 @@ static void enc_set_duplex(struct enc_priv *priv, bool full)
 			   full ? MACON2_FULDPX : 0);
 	regmap_update_bits(priv->map, MABBIPG, 0x7f,
 			   full ? MABBIPG_FULL : MABBIPG_HALF);
-	priv->full_duplex = full;
 }
 
 /* phylib callback (phydev->lock held): the carrier is phylib's; the MAC
@@ -251,6 +265,11 @@ static void enc_adjust_link(struct net_device *ndev)
 	struct phy_device *phydev = ndev->phydev;
 
 	mutex_lock(&priv->lock);
+	/* phylib turned the carrier on from a PHY read made just before the
+	 * chip was found lost: off again, reset_work settles it
+	 */
+	if (priv->recovering)
+		netif_carrier_off(ndev);
 	if (phydev->link) {
 		enc_set_duplex(priv, phydev->duplex == DUPLEX_FULL);
 	} else if (priv->tx_inflight) {
@@ -308,7 +327,7 @@ static int enc_rx_reset(struct enc_priv *priv)
 		enc_cmd(priv, ENC_SETPKTDEC);
 	regmap_clear_bits(priv->map, EIR, EIR_RXABTIF | EIR_PCFULIF);
 
-	if (netif_running(priv->ndev))
+	if (priv->up)
 		ret = enc_cmd(priv, ENC_ENABLERX);
 	return ret;
 }
@@ -334,7 +353,11 @@ static void enc_chip_lost(struct enc_priv *priv, const char *why)
 {
 	lockdep_assert_held(&priv->lock);
 
-	if (priv->recovering)
+	/* down: nothing to recover now (also at probe, before the IRQ is
+	 * requested); a chip that lost its state meanwhile is found so by
+	 * the first status read after open
+	 */
+	if (priv->recovering || !priv->up)
 		return;
 	priv->recovering = true;
 	priv->dstats.chip_lost++;
@@ -343,12 +366,15 @@ static void enc_chip_lost(struct enc_priv *priv, const char *why)
 	 * restore re-enables the RX interrupts)
 	 */
 	netif_device_detach(priv->ndev);
+	/* no link either: user space and bonding see the outage (phylib's
+	 * state is untouched; reset_work hands the carrier back to it)
+	 */
+	netif_carrier_off(priv->ndev);
 	priv->rx_deferred = false;
 	/* a chip out of step may hold INT low: not a reason to run the
 	 * (real-time) IRQ thread until it is back
 	 */
 	disable_irq_nosync(priv->ndev->irq);
-	priv->irq_held = true;
 	schedule_delayed_work(&priv->reset_work, 0);
 }
 
@@ -473,7 +499,7 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 
 		enc_rx_hdr_parse(hdr, &h);
 		if (!enc_rx_len_ok(h.len)) {
-			flen = enc_rx_skip_len(&h, pos, have - off);
+			flen = enc_rx_skip_len(hdr, have - off, pos);
 			if (flen) {
 				if (net_ratelimit())
 					netdev_err(priv->ndev, "RX frame at 0x%04x: byte count %u, dropped\n",
@@ -571,7 +597,7 @@ static void enc_rx_work(struct work_struct *work)
 
 	mutex_lock(&priv->lock);
 	for (n = 0; n < ENC_RX_WORK_BATCHES && priv->rx_deferred &&
-	     !priv->recovering; n++) {
+	     priv->up && !priv->recovering; n++) {
 		const char *lost;
 
 		if (enc_sfr_read(priv, ENC_ST_FIRST, st, sizeof(st))) {
@@ -604,7 +630,7 @@ static void enc_rx_work(struct work_struct *work)
 		cond_resched();
 		mutex_lock(&priv->lock);
 	}
-	if (priv->rx_deferred && !priv->recovering)
+	if (priv->rx_deferred && priv->up && !priv->recovering)
 		schedule_work(&priv->rx_work);
 	mutex_unlock(&priv->lock);
 }
@@ -628,7 +654,7 @@ static bool enc_service(struct enc_priv *priv)
 	head = ENC_ST(st, ERXHEAD);
 	eir = ENC_ST(st, EIR);
 
-	if (!netif_running(ndev)) {
+	if (!priv->up) {
 		/* interrupts are off while down; make sure they stay so */
 		regmap_write(priv->map, EIE, 0);
 		return false;
@@ -715,7 +741,7 @@ static irqreturn_t enc_irq_thread(int irq, void *dev_id)
 		schedule_delayed_work(&priv->poll_work, ENC_POLL_INTERVAL);
 	}
 
-	if (priv->irq_edge && netif_running(ndev))
+	if (priv->irq_edge && priv->up)
 		enc_cmd(priv, ENC_SETEIE);
 	mutex_unlock(&priv->lock);
 	return IRQ_HANDLED;
@@ -728,7 +754,7 @@ static void enc_poll_work(struct work_struct *work)
 
 	mutex_lock(&priv->lock);
 	/* enc_stop() frees the IRQ once it is past this lock */
-	if (!priv->irq_polled || !netif_running(priv->ndev)) {
+	if (!priv->irq_polled || !priv->up) {
 		mutex_unlock(&priv->lock);
 		return;
 	}
@@ -769,7 +795,6 @@ static int enc_chip_restore(struct enc_priv *priv)
 	priv->tx_wrpt = ENC_PTR_UNKNOWN;
 	priv->tx_etxlen = 0;
 	priv->rx_deferred = false;
-	priv->full_duplex = false;
 	ret = enc_rx_reset(priv);
 	if (ret)
 		return ret;
@@ -784,7 +809,7 @@ static void enc_reset_work(struct work_struct *work)
 	int ret;
 
 	mutex_lock(&priv->lock);
-	if (!priv->recovering || !netif_running(ndev)) {
+	if (!priv->recovering || !priv->up) {
 		priv->recovering = false;
 		mutex_unlock(&priv->lock);
 		return;
@@ -797,19 +822,35 @@ static void enc_reset_work(struct work_struct *work)
 		return;
 	}
 	priv->recovering = false;
-	priv->irq_held = false;
+	priv->tx_held = true;
 	enable_irq(ndev->irq);
 	mutex_unlock(&priv->lock);
 
 	netdev_info(ndev, "chip reset and reconfigured\n");
+	/* test hook: the stack's next frame races the hand-back below for
+	 * the one TX slot; widen the window (nothing here may depend on it)
+	 */
+	if (priv->inject_restore_delay_ms)
+		msleep(priv->inject_restore_delay_ms);
 	/* the PHY was reset with the chip: phylib sets it up again */
 	phy_start_aneg(ndev->phydev);
+	/* the carrier went off with the chip while phylib saw no change of
+	 * link: it is what phylib says now (unless the chip went again
+	 * meanwhile), and phylib's from here on.  phylib's lock order.
+	 */
+	mutex_lock(&ndev->phydev->lock);
+	mutex_lock(&priv->lock);
+	if (ndev->phydev->link && priv->up && !priv->recovering)
+		netif_carrier_on(ndev);
+	mutex_unlock(&priv->lock);
+	mutex_unlock(&ndev->phydev->lock);
 
 	/* back: at once, or once tx_work has sent the frame parked before
 	 * (which may have happened already: attach only, a frame parked
 	 * since then owns the slot and tx_work wakes the queue)
 	 */
 	mutex_lock(&priv->lock);
+	priv->tx_held = false;
 	if (READ_ONCE(priv->tx_skb)) {
 		schedule_work(&priv->tx_work);
 	} else if (!priv->recovering) {
@@ -901,6 +942,10 @@ static void enc_tx_work(struct work_struct *work)
 
 	mutex_lock(&priv->lock);
 
+	/* down: enc_stop() drops a frame still parked */
+	if (!priv->up)
+		goto out;
+
 	if (test_and_clear_bit(ENC_TX_TIMEOUT, &priv->flags)) {
 		priv->dstats.tx_timeouts++;
 		enc_stat_add(priv, &priv->nstats.tx_errors, 1);
@@ -920,11 +965,16 @@ static void enc_tx_work(struct work_struct *work)
 		goto out;
 	}
 
-	/* reset_work reschedules us once the chip is back */
-	if (!READ_ONCE(priv->tx_skb) || priv->tx_irq_armed || priv->recovering)
+	/* reset_work reschedules us once the chip is back and the carrier
+	 * is known again: a frame parked before the loss is not dropped for
+	 * the carrier the loss turned off (it still is if the reset PHY has
+	 * to negotiate the link again, as after any link loss)
+	 */
+	if (!READ_ONCE(priv->tx_skb) || priv->tx_irq_armed ||
+	    priv->recovering || priv->tx_held)
 		goto out;
 
-	if (priv->tx_inflight && netif_running(ndev)) {
+	if (priv->tx_inflight) {
 		u8 st[4];
 		u16 clear;
 
@@ -957,7 +1007,7 @@ static void enc_tx_work(struct work_struct *work)
 		enc_wake_queue(priv);
 		goto out;
 	}
-	if (!netif_running(ndev) || !netif_carrier_ok(ndev)) {
+	if (!netif_carrier_ok(ndev)) {
 		enc_stat_add(priv, &priv->nstats.tx_dropped, 1);
 		kfree_skb_reason(skb, SKB_DROP_REASON_DEV_READY);
 		enc_wake_queue(priv);
@@ -1158,9 +1208,10 @@ static int enc_open(struct net_device *ndev)
 	}
 
 	mutex_lock(&priv->lock);
+	priv->up = true;
 	priv->irq_polled = false;
-	priv->irq_held = false;
 	priv->recovering = false;
+	priv->tx_held = false;
 	priv->idle_irqs = 0;
 	priv->tx_inflight = false;
 	priv->tx_irq_armed = false;
@@ -1176,8 +1227,10 @@ static int enc_open(struct net_device *ndev)
 		priv->eie = ENC_EIE_RUN;
 		ret = regmap_write(priv->map, EIE, priv->eie);
 	}
-	if (ret)
+	if (ret) {
+		priv->up = false;
 		enc_chip_quiet(priv);
+	}
 	mutex_unlock(&priv->lock);
 	if (ret)
 		goto err_free_irq;
@@ -1191,20 +1244,41 @@ static int enc_open(struct net_device *ndev)
 		priv->inject_open_fail--;
 		ret = -EIO;
 	}
-	if (ret)
+	if (ret) {
+		/* an IRQ thread or work item waiting for the lock finds the
+		 * device down, not a chip to recover
+		 */
+		priv->up = false;
 		enc_chip_quiet(priv);
+	}
 	mutex_unlock(&priv->lock);
 	if (ret)
 		goto err_free_irq;
 
 	phy_start(ndev->phydev);
-	netif_start_queue(ndev);
+	/* found lost meanwhile: reset_work attaches it, waking the queue */
+	mutex_lock(&priv->lock);
+	if (netif_device_present(ndev))
+		netif_start_queue(ndev);
+	mutex_unlock(&priv->lock);
 	return 0;
 
 err_free_irq:
+	/* a restore that began before the failure is waited for; one that
+	 * had not begun is cancelled and leaves no recovery state behind
+	 */
+	cancel_delayed_work_sync(&priv->reset_work);
+	mutex_lock(&priv->lock);
+	priv->recovering = false;
+	priv->irq_polled = false;
+	priv->rx_deferred = false;
+	mutex_unlock(&priv->lock);
 	free_irq(ndev->irq, priv);
 	enc_cancel_work(priv);
-	/* the chip found lost in the meantime: present for the next open */
+	/* the chip found lost in the meantime: present for the next open,
+	 * with no carrier the restore may have turned on
+	 */
+	netif_carrier_off(ndev);
 	netif_device_attach(ndev);
 	netdev_err(ndev, "cannot start the chip: %d\n", ret);
 	return ret;
@@ -1216,9 +1290,13 @@ static int enc_stop(struct net_device *ndev)
 	struct sk_buff *skb;
 
 	netif_stop_queue(ndev);
-	/* not running: reset_work does nothing more, and it must not restart
-	 * autonegotiation once the PHY is stopped
+	/* down: the IRQ thread and the work items do nothing more, and
+	 * reset_work must not restart autonegotiation once the PHY is stopped
 	 */
+	mutex_lock(&priv->lock);
+	priv->up = false;
+	priv->recovering = false;	/* phy_stop() reaches the PHY */
+	mutex_unlock(&priv->lock);
 	cancel_delayed_work_sync(&priv->reset_work);
 	phy_stop(ndev->phydev);
 
@@ -1231,8 +1309,8 @@ static int enc_stop(struct net_device *ndev)
 	priv->irq_polled = false;
 	mutex_unlock(&priv->lock);
 
-	/* Not running any more: the work items do nothing from here on and
-	 * never touch the IRQ again.  Free it (waiting for a running thread;
+	/* Down: the work items do nothing from here on and never touch
+	 * the IRQ again.  Free it (waiting for a running thread;
 	 * a storm's or a reset's disable_irq_nosync() goes with it), then
 	 * cancel what it may have queued.
 	 */
@@ -1443,6 +1521,8 @@ static void enc_debugfs_init(struct enc_priv *priv)
 	dir = debugfs_create_dir(dev_name(dev), enc_debugfs_root);
 	debugfs_create_u32("inject_tx_hang", 0600, dir, &priv->inject_tx_hang);
 	debugfs_create_u32("inject_open_fail", 0600, dir, &priv->inject_open_fail);
+	debugfs_create_u32("inject_restore_delay_ms", 0600, dir,
+			   &priv->inject_restore_delay_ms);
 	devm_add_action_or_reset(dev, enc_debugfs_remove, dir);
 }
 

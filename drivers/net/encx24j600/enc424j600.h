@@ -327,9 +327,16 @@ struct enc_priv {
 	u16 rx_rdpt;		/* where ERXRDPT points (next frame) */
 	u16 eie;		/* enabled interrupt sources while up */
 	bool rx_deferred;	/* PKTIE masked, rx_work drains the ring */
+	/* open has set the chip up and stop has not begun: what the IRQ
+	 * thread and the work items test, not netif_running(), which is
+	 * already true while ndo_open runs (and may yet fail)
+	 */
+	bool up;
 	bool recovering;	/* chip state lost: reset_work restores it */
+	bool tx_held;		/* restored: reset_work settles the carrier
+				 * before the TX slot is used again
+				 */
 	bool irq_polled;	/* INT stuck: the IRQ is off, poll_work polls */
-	bool irq_held;		/* the IRQ is off until reset_work is done */
 	unsigned int idle_irqs;	/* interrupts in a row with nothing to do */
 	unsigned int polls;
 	bool tx_inflight;	/* SETTXRTS sent, completion not seen yet */
@@ -337,7 +344,6 @@ struct enc_priv {
 	unsigned int tx_len;
 	u16 tx_wrpt;		/* where EGPWRPT points, or ENC_PTR_UNKNOWN */
 	u16 tx_etxlen;		/* ETXLEN in the chip, 0 = unknown */
-	bool full_duplex;
 	bool irq_edge;
 	unsigned int rx_stall;
 	u8 revid;
@@ -356,6 +362,7 @@ struct enc_priv {
 	/* debugfs fault injection: TX starts to swallow (watchdog test) */
 	u32 inject_tx_hang;
 	u32 inject_open_fail;
+	u32 inject_restore_delay_ms;
 };
 
 /* enc424j600-bus.c: raw SPI and the regmap bus */

@@ -175,33 +175,60 @@ static void enc_test_rx_hdr_check(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, enc_rx_hdr_check(&h, 0x1000));
 }
 
+/* A ring image for enc_rx_skip_len(): headers written at offsets */
+static void enc_test_put_hdr(u8 *buf, u32 off, u16 next, u16 len)
+{
+	put_unaligned_le16(next, buf + off);
+	put_unaligned_le16(len, buf + off + 2);
+	put_unaligned_le32(RSV_RXOK, buf + off + 4);
+}
+
 static void enc_test_rx_skip_len(struct kunit *test)
 {
-	struct enc_rx_hdr h = { .len = 0xffff, .rsv = RSV_RXOK };
+	u8 *buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
 
-	/* a 64-byte frame's boundary 72 bytes on: stepped over */
-	h.next = 0x1000 + 72;
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, 72), 72);
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, 1000), 72);
-	/* but not past what was stored */
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, 71), 0);
-	/* across the end of SRAM */
-	h.next = ENC_RX_START + 72 - 0x10;
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x5ff0, 200), 72);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+
+	/* a 64-byte frame's boundary 72 bytes on, and ERXHEAD there */
+	enc_test_put_hdr(buf, 0, 0x1000 + 72, 0xffff);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72, 0x1000), 72);
+	/* not past what was stored */
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 71, 0x1000), 0);
+	/* more stored: only if a sane header starts at the boundary */
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 1000, 0x1000), 0);
+	enc_test_put_hdr(buf, 72, 0x1000 + 72 + 8 + 100, 100);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 1000, 0x1000), 72);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72 + 8, 0x1000), 72);
+	/* a header cut short by ERXHEAD confirms nothing */
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72 + 7, 0x1000), 0);
+	/* a header whose own next pointer disagrees with its length */
+	enc_test_put_hdr(buf, 72, 0x1000 + 72 + 8 + 102, 100);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 1000, 0x1000), 0);
+
+	/* across the end of SRAM, the next frame at the ring start */
+	enc_test_put_hdr(buf, 0, ENC_RX_START + 72 - 0x10, 0xffff);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72, 0x5ff0), 72);
+
 	/* odd, outside the ring, or not a frame's size away */
-	h.next = 0x1000 + 73;
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, 1000), 0);
-	h.next = ENC_RX_START - 2;
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x5ff0, ENC_RX_SIZE), 0);
-	h.next = 0x1000 + ENC_RX_HDR_LEN + ETH_HLEN + ETH_FCS_LEN - 2;
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, 1000), 0);
-	h.next = 0x1000;
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, ENC_RX_SIZE), 0);
-	h.next = 0x1000 + ENC_RX_HDR_LEN + ENC_MAX_FRAME;
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, ENC_RX_SIZE),
+	enc_test_put_hdr(buf, 0, 0x1000 + 73, 0xffff);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 73, 0x1000), 0);
+	enc_test_put_hdr(buf, 0, ENC_RX_START - 2, 0xffff);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 2048, 0x5ff0), 0);
+	enc_test_put_hdr(buf, 0, 0x1000 + ENC_RX_HDR_LEN + ETH_HLEN +
+			 ETH_FCS_LEN - 2, 0);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, ENC_RX_HDR_LEN + ETH_HLEN +
+					      ETH_FCS_LEN - 2, 0x1000), 0);
+	enc_test_put_hdr(buf, 0, 0x1000, 0xffff);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 2048, 0x1000), 0);
+	enc_test_put_hdr(buf, 0, 0x1000 + ENC_RX_HDR_LEN + ENC_MAX_FRAME,
+			 0xffff);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, ENC_RX_HDR_LEN +
+					      ENC_MAX_FRAME, 0x1000),
 			ENC_RX_HDR_LEN + ENC_MAX_FRAME);
-	h.next += 2;
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(&h, 0x1000, ENC_RX_SIZE), 0);
+	enc_test_put_hdr(buf, 0, 0x1000 + ENC_RX_HDR_LEN + ENC_MAX_FRAME + 2,
+			 0xffff);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, ENC_RX_HDR_LEN +
+					      ENC_MAX_FRAME + 2, 0x1000), 0);
 
 	KUNIT_EXPECT_TRUE(test, enc_rx_len_ok(ETH_HLEN + ETH_FCS_LEN));
 	KUNIT_EXPECT_TRUE(test, enc_rx_len_ok(ENC_MAX_FRAME));
