@@ -15,7 +15,7 @@ S := scripts
 override KFLAVOR := $(if $(filter command line,$(origin KFLAVOR)),$(KFLAVOR),)
 export KFLAVOR
 
-.PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan rootfs images images-debug build clean distclean
+.PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan qemu-patches rootfs images images-debug build clean distclean
 
 all: demo
 
@@ -39,6 +39,10 @@ kunit: kernel
 
 qemu: deps
 	@$(S)/build-qemu.sh
+
+# patches/qemu, the series the build makes from the model's sources in qemu/
+qemu-patches: deps
+	@$(S)/build-qemu.sh --export
 
 # QEMU with ASan + UBSan, for the fuzz runs
 qemu-asan: deps

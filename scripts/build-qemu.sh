@@ -1,17 +1,19 @@
 #!/bin/bash
 # Build QEMU for the board: Debian's qemu 7.2 source ("apt-get source qemu",
-# Debian's own patches applied), our series from patches/qemu on top,
-# arm-softmmu only, with user networking (libslirp).
+# Debian's own patches applied), our series on top, arm-softmmu only, with
+# user networking (libslirp).  The series is made from the model's sources
+# in qemu/ (scripts/qemu-series.py); patches/qemu is its committed copy.
 #
 #   build-qemu.sh            build build/qemu/obj/qemu-system-arm
 #   build-qemu.sh --prepare  only fetch and patch the tree (build/qemu/src)
+#   build-qemu.sh --export   only write the series to patches/qemu
 #   SANITIZE=1 build-qemu.sh build build/qemu/obj-asan with ASan + UBSan
 . "$(dirname "$0")/lib.sh"
 
 QDIR=$BUILD/qemu
 DL=$QDIR/dl
 SRC=$QDIR/src
-PATCHES=$TOP/patches/qemu
+PATCHES=$QDIR/series
 if [ "${SANITIZE:-0}" = 1 ]; then OBJ=$QDIR/obj-asan; else OBJ=$QDIR/obj; fi
 mkdir -p "$DL"
 
@@ -33,6 +35,14 @@ if ! stamp_ok "$QDIR/.pristine-stamp" "$src_version"; then
 	mv "$(find "$DL" -mindepth 1 -maxdepth 1 -type d | head -n1)" "$QDIR/pristine"
 	stamp_set "$QDIR/.pristine-stamp" "$src_version"
 fi
+
+if [ "${1:-}" = --export ]; then
+	python3 "$TOP/scripts/qemu-series.py" "$QDIR/pristine" "$TOP/patches/qemu"
+	say "patches/qemu: $(ls "$TOP/patches/qemu" | wc -l) patches from qemu/"
+	exit 0
+fi
+python3 "$TOP/scripts/qemu-series.py" "$QDIR/pristine" "$PATCHES" ||
+	die "could not make the QEMU series from qemu/"
 
 # The patched tree: re-made when the series changes.  Files are synced by
 # content so that an unchanged file keeps its timestamp and ninja does not
@@ -61,7 +71,7 @@ if ! stamp_ok "$QDIR/.src-stamp" "$series_hash"; then
 		rsync -a --checksum --delete --exclude=/.git "$QDIR/fresh/" "$SRC/"
 		rm -rf "$QDIR/fresh"
 	}
-	run_step "applying patches/qemu to the QEMU tree" "$LOGS/qemu-patch.log" apply
+	run_step "applying the series (from qemu/) to the QEMU tree" "$LOGS/qemu-patch.log" apply
 	stamp_set "$QDIR/.src-stamp" "$series_hash"
 fi
 [ "${1:-}" = --prepare ] && exit 0

@@ -1,8 +1,9 @@
 """The patch series are upstream-ready: current, applying, checkpatch-clean.
 
 patches/upstream is generated from the repository's sources by
-scripts/export-upstream.sh; patches/linux (fixes the board needs) and
-patches/qemu are written by hand."""
+scripts/export-upstream.sh, patches/qemu from the model's sources in qemu/
+by scripts/qemu-series.py; patches/linux (fixes the board needs) is
+written by hand."""
 import filecmp
 import glob
 import os
@@ -43,6 +44,22 @@ def test_upstream_series_match_the_sources(logdir):
         stale += [f"{series}/{f}" for f in mismatch + errors]
     assert not stale, ("patches/upstream does not match the sources; run "
                        "scripts/export-upstream.sh: " + ", ".join(stale))
+
+
+def test_qemu_series_matches_the_sources(logdir):
+    """patches/qemu is what scripts/qemu-series.py makes of qemu/ (the build
+    applies that, so a stale copy would be a series nobody tested)."""
+    out = tempfile.mkdtemp(prefix="qemu-series-", dir=logdir)
+    p = run(["python3", os.path.join(TOP, "scripts", "qemu-series.py"),
+             os.path.join(BUILD, "qemu", "pristine"), out])
+    assert p.returncode == 0, f"qemu-series.py failed:\n{p.stderr[-1500:]}"
+    have_dir = os.path.join(TOP, "patches", "qemu")
+    have, want = sorted(os.listdir(have_dir)), sorted(os.listdir(out))
+    assert have == want, f"patches/qemu has {have}, qemu/ makes {want}"
+    _, mismatch, errors = filecmp.cmpfiles(have_dir, out, want, shallow=False)
+    assert not mismatch + errors, (
+        "patches/qemu does not match qemu/; run scripts/build-qemu.sh --export: "
+        + ", ".join(mismatch + errors))
 
 
 def test_upstream_series_apply_to_a_fresh_tree(logdir):

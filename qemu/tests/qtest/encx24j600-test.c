@@ -1,0 +1,3377 @@
+/*
+ * QTest for the Microchip ENCX24J600 SPI Ethernet controller model
+ *
+ * The chip sits on the PL022 SSP of the versatilepb board, with its chip
+ * select on PL061 GPIO0 line 0 and its INT pin on GPIO0 line 1.  The test
+ * drives those exactly as a guest driver would.
+ *
+ * This work is licensed under the terms of the GNU GPL, version 2 or later.
+ * See the COPYING file in the top-level directory.
+ */
+
+#include "qemu/osdep.h"
+#include "libqtest.h"
+#include "qapi/qmp/qdict.h"
+#include "qemu/bswap.h"
+#include "qemu/iov.h"
+
+#define SSP_BASE        0x101f4000
+#define SSPCR0          0x00
+#define SSPCR1          0x04
+#define SSPDR           0x08
+#define SSPSR           0x0c
+#define SSPSR_RNE       0x04
+#define SSPCR1_SSE      0x02
+
+#define GPIO0_BASE      0x101e4000
+#define GPIODIR         0x400
+#define GPIO_CS_LINE    0
+#define GPIO_INT_LINE   1
+
+#define ENC_PATH        "/machine/encx24j600"
+#define TIMEOUT_SECONDS 10
+
+/* Opcodes */
+#define OP_BSEL(b)      (0xc0 | ((b) << 1))
+#define OP_RBSEL        0xc8
+#define OP_SETETHRST    0xca
+#define OP_SETPKTDEC    0xcc
+#define OP_SETTXRTS     0xd4
+#define OP_DMACOPY      0xdc
+#define OP_DMACKSUM     0xd8
+#define OP_DMASTOP      0xd2
+#define OP_DMACKSUMS    0xda
+#define OP_DMACOPYS     0xde
+#define OP_FCDISABLE    0xe0
+#define OP_FCSINGLE     0xe2
+#define OP_FCMULTIPLE   0xe4
+#define OP_FCCLEAR      0xe6
+#define OP_ENABLERX     0xe8
+#define OP_DISABLERX    0xea
+#define OP_SETEIE       0xec
+#define OP_CLREIE       0xee
+#define OP_RCRU         0x20
+#define OP_WCRU         0x22
+#define OP_BFSU         0x24
+#define OP_BFCU         0x26
+#define OP_RGPDATA      0x28
+#define OP_WGPDATA      0x2a
+#define OP_RRXDATA      0x2c
+#define OP_WRXDATA      0x2e
+#define OP_RUDADATA     0x30
+#define OP_WUDADATA     0x32
+#define OP_WGPRDPT      0x60
+#define OP_RGPRDPT      0x62
+#define OP_WRXRDPT      0x64
+#define OP_WUDARDPT     0x68
+#define OP_WGPWRPT      0x6c
+#define OP_RGPWRPT      0x6e
+#define OP_WUDAWRPT     0x74
+
+/* SFRs */
+#define ETXST           0x00
+#define ETXLEN          0x02
+#define ERXST           0x04
+#define ERXTAIL         0x06
+#define ERXHEAD         0x08
+#define EDMAST          0x0a
+#define EDMALEN         0x0c
+#define EDMADST         0x0e
+#define EDMACS          0x10
+#define ETXSTAT         0x12
+#define ETXWIRE         0x14
+#define EUDAST          0x16
+#define EUDAND          0x18
+#define ESTAT           0x1a
+#define EIR             0x1c
+#define ECON1           0x1e
+#define ERXFCON         0x34
+#define MACON1          0x40
+#define MACON2          0x42
+#define MABBIPG         0x44
+#define MAIPG           0x46
+#define MACLCON         0x48
+#define MAMXFL          0x4a
+#define MICMD           0x52
+#define MIREGADR        0x54
+#define MAADR3          0x60
+#define MAADR2          0x62
+#define MAADR1          0x64
+#define MIWR            0x66
+#define MIRD            0x68
+#define MISTAT          0x6a
+#define EPAUS           0x6c
+#define ECON2           0x6e
+#define EIE             0x72
+#define EIDLED          0x74
+#define EGPWRPT         0x88
+
+#define EHT1            0x20
+#define EPMM1           0x28
+#define ERXWM           0x70
+#define EGPRDPT         0x86
+#define ERXRDPT         0x8a
+#define ERXWRPT         0x8c
+#define EUDARDPT        0x8e
+#define EUDAWRPT        0x90
+
+#define MISTAT_BUSY     0x0001
+#define ESTAT_INT       0x8000
+#define ESTAT_FCIDLE    0x4000
+#define ESTAT_RSTDONE   0x0800
+#define ESTAT_PHYRDY    0x0200
+#define ESTAT_CLKRDY    0x1000
+#define ESTAT_PHYDPX    0x0400
+#define ESTAT_PHYLNK    0x0100
+#define EIR_LINKIF      0x0800
+#define EIR_PKTIF       0x0040
+#define EIR_DMAIF       0x0020
+#define EIR_TXIF        0x0008
+#define EIE_DMAIE       0x0020
+#define EIE_TXIE        0x0008
+#define EIE_TXABTIE     0x0004
+#define EIR_TXABTIF     0x0004
+#define EIR_RXABTIF     0x0002
+#define EIE_INTIE       0x8000
+#define EIE_LINKIE      0x0800
+#define EIE_PKTIE       0x0040
+#define ECON1_PKTDEC    0x0100
+#define ECON1_FCOP      0x00c0
+#define ECON1_DMAST     0x0020
+#define ECON1_DMACPY    0x0010
+#define ECON1_DMANOCS   0x0004
+#define ECON1_TXRTS     0x0002
+#define ECON1_RXEN      0x0001
+
+#define RX_START        0x5340
+#define SRAM_END        0x5fff
+
+/* The model's default autoneg-delay-ms, in ns */
+#define AUTONEG_NS      (20 * 1000 * 1000)
+/* Wire time of a frame: preamble, frame, FCS and gap at 80 ns a byte */
+#define WIRE_NS(len)    ((8 + MAX(len, 60) + 4 + 12) * 80)
+
+static const uint8_t test_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+static const uint8_t other_mac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+static const uint8_t bcast_mac[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+typedef struct TestData {
+    QTestState *qts;
+    int fd;     /* our end of the socket netdev, or -1 */
+} TestData;
+
+/* Ethernet FCS (reflected CRC-32) */
+static uint32_t fcs32(const uint8_t *p, size_t len)
+{
+    uint32_t crc = 0xffffffff;
+    size_t i;
+    int j;
+
+    for (i = 0; i < len; i++) {
+        crc ^= p[i];
+        for (j = 0; j < 8; j++) {
+            crc = (crc >> 1) ^ ((crc & 1) ? 0xedb88320 : 0);
+        }
+    }
+    return ~crc;
+}
+
+/* Board: SSP and GPIO */
+
+static void cs(QTestState *qts, bool active)
+{
+    /* The data register is address-masked: bit 0 only */
+    qtest_writel(qts, GPIO0_BASE + ((1 << GPIO_CS_LINE) << 2),
+                 active ? 0 : (1 << GPIO_CS_LINE));
+}
+
+static bool int_asserted(QTestState *qts)
+{
+    return !(qtest_readl(qts, GPIO0_BASE + ((1 << GPIO_INT_LINE) << 2)) &
+             (1 << GPIO_INT_LINE));
+}
+
+static uint8_t xfer(QTestState *qts, uint8_t byte)
+{
+    int i;
+
+    qtest_writel(qts, SSP_BASE + SSPDR, byte);
+    for (i = 0; i < 100; i++) {
+        if (qtest_readl(qts, SSP_BASE + SSPSR) & SSPSR_RNE) {
+            return qtest_readl(qts, SSP_BASE + SSPDR);
+        }
+    }
+    g_assert_not_reached();
+}
+
+/* One chip-select cycle */
+static void spi(QTestState *qts, const uint8_t *tx, uint8_t *rx, size_t n)
+{
+    size_t i;
+
+    cs(qts, true);
+    for (i = 0; i < n; i++) {
+        uint8_t r = xfer(qts, tx ? tx[i] : 0);
+
+        if (rx) {
+            rx[i] = r;
+        }
+    }
+    cs(qts, false);
+}
+
+static void board_init(QTestState *qts)
+{
+    qtest_writel(qts, GPIO0_BASE + GPIODIR, 1 << GPIO_CS_LINE);
+    cs(qts, false);
+    qtest_writel(qts, SSP_BASE + SSPCR0, 0x07);     /* 8 bits, SPI mode 0 */
+    qtest_writel(qts, SSP_BASE + SSPCR1, SSPCR1_SSE);
+}
+
+/* Chip instructions */
+
+static void cmd(QTestState *qts, uint8_t op)
+{
+    spi(qts, &op, NULL, 1);
+}
+
+static uint16_t rcru(QTestState *qts, uint8_t addr)
+{
+    uint8_t tx[4] = { OP_RCRU, addr }, rx[4];
+
+    spi(qts, tx, rx, 4);
+    return rx[2] | (rx[3] << 8);
+}
+
+static void u16op(QTestState *qts, uint8_t op, uint8_t addr, uint16_t val)
+{
+    uint8_t tx[4] = { op, addr, val & 0xff, val >> 8 };
+
+    spi(qts, tx, NULL, 4);
+}
+
+static void wcru(QTestState *qts, uint8_t addr, uint16_t val)
+{
+    u16op(qts, OP_WCRU, addr, val);
+}
+
+/* Bank select and banked RCR in one chip-select cycle */
+static uint16_t rcr_banked(QTestState *qts, uint8_t addr)
+{
+    uint8_t tx[4] = { OP_BSEL(addr >> 5), addr & 0x1f }, rx[4];
+
+    spi(qts, tx, rx, 4);
+    return rx[2] | (rx[3] << 8);
+}
+
+static void wcr_banked(QTestState *qts, uint8_t addr, uint16_t val)
+{
+    uint8_t tx[4] = { OP_BSEL(addr >> 5), 0x40 | (addr & 0x1f),
+                      val & 0xff, val >> 8 };
+
+    spi(qts, tx, NULL, 4);
+}
+
+static void wptr(QTestState *qts, uint8_t op, uint16_t val)
+{
+    uint8_t tx[3] = { op, val & 0xff, val >> 8 };
+
+    spi(qts, tx, NULL, 3);
+}
+
+static void sram_stream(QTestState *qts, uint8_t op, const uint8_t *data,
+                        uint8_t *out, size_t len)
+{
+    g_autofree uint8_t *tx = g_malloc0(len + 1);
+    g_autofree uint8_t *rx = g_malloc0(len + 1);
+
+    tx[0] = op;
+    if (data) {
+        memcpy(tx + 1, data, len);
+    }
+    spi(qts, tx, rx, len + 1);
+    if (out) {
+        memcpy(out, rx + 1, len);
+    }
+}
+
+static void chip_reset(QTestState *qts)
+{
+    wcru(qts, EUDAST, 0x1234);
+    g_assert_cmphex(rcru(qts, EUDAST), ==, 0x1234);
+    g_assert_true(rcru(qts, ESTAT) & ESTAT_CLKRDY);
+    cmd(qts, OP_SETETHRST);
+    g_assert_cmphex(rcru(qts, EUDAST), ==, 0x0000);
+}
+
+static uint16_t phy_read(QTestState *qts, uint8_t reg)
+{
+    wcru(qts, MIREGADR, 0x0100 | reg);
+    wcru(qts, MICMD, 1);
+    while (rcru(qts, MISTAT) & MISTAT_BUSY) {
+        qtest_clock_step(qts, 1000);
+    }
+    wcru(qts, MICMD, 0);
+    return rcru(qts, MIRD);
+}
+
+static void phy_write(QTestState *qts, uint8_t reg, uint16_t val)
+{
+    wcru(qts, MIREGADR, 0x0100 | reg);
+    wcru(qts, MIWR, val);
+    while (rcru(qts, MISTAT) & MISTAT_BUSY) {
+        qtest_clock_step(qts, 1000);
+    }
+}
+
+static uint64_t stat_get(QTestState *qts, const char *cls, const char *key)
+{
+    QDict *rsp, *ret;
+    uint64_t v;
+
+    rsp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
+                    "{ 'path': %s, 'property': 'spi-stats' } }", ENC_PATH);
+    g_assert(qdict_haskey(rsp, "return"));
+    ret = qdict_get_qdict(rsp, "return");
+    if (cls) {
+        ret = qdict_get_qdict(qdict_get_qdict(ret, "classes"), cls);
+    }
+    v = qdict_get_int(ret, key);
+    qobject_unref(rsp);
+    return v;
+}
+
+static void stats_reset(QTestState *qts)
+{
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'qom-set', 'arguments': "
+                           "{ 'path': %s, 'property': 'reset-stats', "
+                           "'value': true } }", ENC_PATH);
+
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+}
+
+/* Setup */
+
+static void test_data_free(void *opaque)
+{
+    TestData *td = opaque;
+
+    qtest_quit(td->qts);
+    if (td->fd >= 0) {
+        close(td->fd);
+    }
+    g_free(td);
+}
+
+static TestData *test_start_args(const char *extra)
+{
+    TestData *td = g_new0(TestData, 1);
+    int sv[2];
+
+    g_assert_cmpint(socketpair(PF_UNIX, SOCK_STREAM, 0, sv), ==, 0);
+    td->fd = sv[0];
+    {
+        /* A frame that never comes fails the test instead of hanging */
+        struct timeval tv = { .tv_sec = TIMEOUT_SECONDS };
+
+        setsockopt(td->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    }
+    td->qts = qtest_initf("-machine versatilepb "
+                          "-nic socket,id=n0,fd=%d,model=encx24j600,"
+                          "mac=52:54:00:12:34:56 %s", sv[1], extra);
+    close(sv[1]);
+    g_test_queue_destroy(test_data_free, td);
+    board_init(td->qts);
+    return td;
+}
+
+/* A board with a reset chip, counters zeroed, started with extra options */
+static TestData *test_start_with(const char *extra)
+{
+    TestData *td = test_start_args(extra);
+
+    chip_reset(td->qts);
+    stats_reset(td->qts);
+    return td;
+}
+
+static TestData *test_start(void)
+{
+    return test_start_with("");
+}
+
+static void send_frame(int fd, const uint8_t *frame, size_t len)
+{
+    uint32_t belen = htonl(len);
+    struct iovec iov[] = {
+        { .iov_base = &belen, .iov_len = sizeof(belen) },
+        { .iov_base = (void *)frame, .iov_len = len },
+    };
+
+    g_assert_cmpint(iov_send(fd, iov, 2, 0, sizeof(belen) + len), ==,
+                    sizeof(belen) + len);
+}
+
+static bool wait_pktcnt(QTestState *qts, unsigned n)
+{
+    gint64 end = g_get_monotonic_time() + TIMEOUT_SECONDS * G_USEC_PER_SEC;
+
+    do {
+        if ((rcru(qts, ESTAT) & 0xff) >= n) {
+            return true;
+        }
+        qtest_clock_step(qts, 10000);
+    } while (g_get_monotonic_time() < end);
+    return false;
+}
+
+static void recv_all(int fd, void *buf, size_t len)
+{
+    size_t done = 0;
+
+    while (done < len) {
+        ssize_t n = recv(fd, (char *)buf + done, len - done, 0);
+
+        g_assert_cmpint(n, >, 0);
+        done += n;
+    }
+}
+
+static size_t recv_frame(int fd, uint8_t *buf, size_t size)
+{
+    uint32_t belen;
+    size_t len;
+
+    recv_all(fd, &belen, sizeof(belen));
+    len = ntohl(belen);
+    g_assert_cmpuint(len, <=, size);
+    recv_all(fd, buf, len);
+    return len;
+}
+
+static void make_frame(uint8_t *f, size_t len, const uint8_t *dst,
+                       uint8_t seed)
+{
+    size_t i;
+
+    memcpy(f, dst, 6);
+    memcpy(f + 6, "\x02\x00\x00\x00\x00\x01", 6);
+    f[12] = 0x08;
+    f[13] = 0x00;
+    for (i = 14; i < len; i++) {
+        f[i] = seed + i;
+    }
+}
+
+/* Tests */
+
+static void test_reset_values(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint16_t estat;
+
+    g_assert_cmphex(rcru(qts, ERXST), ==, 0x5340);
+    g_assert_cmphex(rcru(qts, ERXTAIL), ==, 0x5ffe);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, 0x5340);
+    g_assert_cmphex(rcru(qts, ERXFCON), ==, 0x0059);
+    g_assert_cmphex(rcru(qts, MACON2), ==, 0x40b2);
+    g_assert_cmphex(rcru(qts, MABBIPG), ==, 0x0012);
+    g_assert_cmphex(rcru(qts, MAIPG), ==, 0x0c12);
+    g_assert_cmphex(rcru(qts, MACLCON), ==, 0x370f);
+    g_assert_cmphex(rcru(qts, MAMXFL), ==, 0x05ee);
+    g_assert_cmphex(rcru(qts, EPAUS), ==, 0x1000);
+    g_assert_cmphex(rcru(qts, EIE), ==, 0x8010);
+    g_assert_cmphex(rcru(qts, EIR), ==, 0x0000);
+    g_assert_cmphex(rcru(qts, ECON1), ==, 0x0000);
+    g_assert_cmphex(rcru(qts, ECON2) & 0xc000, ==, 0xc000);
+    g_assert_cmphex(rcru(qts, MIREGADR), ==, 0x0100);
+    g_assert_cmphex((rcru(qts, EIDLED) >> 5) & 7, ==, 1);
+    estat = rcru(qts, ESTAT);
+    g_assert_cmphex(estat & 0xff, ==, 0);
+    g_assert_cmphex(estat & (ESTAT_CLKRDY | ESTAT_PHYLNK | ESTAT_PHYDPX), ==,
+                    ESTAT_CLKRDY | ESTAT_PHYLNK | ESTAT_PHYDPX);
+    /* The factory MAC, octet 1 in MAADR1L */
+    g_assert_cmphex(rcru(qts, MAADR1), ==, test_mac[0] | (test_mac[1] << 8));
+    g_assert_cmphex(rcru(qts, MAADR2), ==, test_mac[2] | (test_mac[3] << 8));
+    g_assert_cmphex(rcru(qts, MAADR3), ==, test_mac[4] | (test_mac[5] << 8));
+    /* Banked access, with the common registers visible in every bank */
+    g_assert_cmphex(rcr_banked(qts, ERXST), ==, 0x5340);
+    g_assert_cmphex(rcr_banked(qts, MAADR1), ==,
+                    test_mac[0] | (test_mac[1] << 8));
+    g_assert_cmphex(rcr_banked(qts, 0x40 | ESTAT), ==, estat);
+    /* Read-only registers ignore writes */
+    wcru(qts, ERXHEAD, 0x1000);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, 0x5340);
+    wcru(qts, ESTAT, 0x00ff);
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0);
+    /* INT is deasserted (high) */
+    g_assert_false(int_asserted(qts));
+}
+
+static void test_sfr_ops(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t tx[8], rx[8];
+
+    /* BFSU/BFCU act on both bytes of a 16-bit register */
+    u16op(qts, OP_BFSU, EIE, EIE_LINKIE | EIE_PKTIE);
+    g_assert_cmphex(rcru(qts, EIE), ==, 0x8850);
+    u16op(qts, OP_BFCU, EIE, 0x8010);
+    g_assert_cmphex(rcru(qts, EIE), ==, 0x0840);
+    /* Banked WCR followed by banked read */
+    wcr_banked(qts, 0x20, 0xbeef);
+    g_assert_cmphex(rcr_banked(qts, 0x20), ==, 0xbeef);
+    /* RBSEL reports the selected bank */
+    tx[0] = OP_BSEL(2);
+    tx[1] = OP_RBSEL;
+    tx[2] = 0;
+    spi(qts, tx, rx, 3);
+    g_assert_cmphex(rx[2], ==, 2);
+    /* MAC registers commit on the high byte only */
+    tx[0] = OP_WCRU;
+    tx[1] = MAMXFL;
+    tx[2] = 0x34;
+    spi(qts, tx, NULL, 3);
+    g_assert_cmphex(rcru(qts, MAMXFL), ==, 0x05ee);
+    wcru(qts, MAMXFL, 0x05f2);
+    g_assert_cmphex(rcru(qts, MAMXFL), ==, 0x05f2);
+    /* A 3-byte pointer write cut after the low byte keeps the high byte */
+    wptr(qts, OP_WGPWRPT, 0x1234);
+    tx[0] = OP_WGPWRPT;
+    tx[1] = 0x78;
+    spi(qts, tx, NULL, 2);
+    g_assert_cmphex(rcru(qts, EGPWRPT), ==, 0x1278);
+    /* Unbanked auto-increment over several registers */
+    tx[0] = OP_WCRU;
+    tx[1] = ETXST;
+    tx[2] = 0x00;
+    tx[3] = 0x01;
+    tx[4] = 0x2a;
+    tx[5] = 0x00;
+    spi(qts, tx, NULL, 6);
+    g_assert_cmphex(rcru(qts, ETXST), ==, 0x0100);
+    g_assert_cmphex(rcru(qts, ETXLEN), ==, 0x002a);
+    /* Pointer read after a 1-byte opcode in the same cycle */
+    tx[0] = OP_CLREIE;
+    tx[1] = OP_RGPWRPT;
+    tx[2] = tx[3] = 0;
+    spi(qts, tx, rx, 4);
+    g_assert_cmphex(rx[2] | (rx[3] << 8), ==, 0x1278);
+    g_assert_cmphex(rcru(qts, EIE) & EIE_INTIE, ==, 0);
+    cmd(qts, OP_SETEIE);
+    g_assert_cmphex(rcru(qts, EIE) & EIE_INTIE, ==, EIE_INTIE);
+    /* Setting and clearing an EIR flag drives INT */
+    wcru(qts, EIE, EIE_INTIE | 0x0008);
+    u16op(qts, OP_BFSU, EIR, EIR_TXIF);
+    g_assert_true(rcru(qts, ESTAT) & ESTAT_INT);
+    g_assert_true(int_asserted(qts));
+    u16op(qts, OP_BFCU, EIR, EIR_TXIF);
+    g_assert_false(int_asserted(qts));
+}
+
+static void test_sram_windows(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t data[16], back[16];
+    int i;
+
+    for (i = 0; i < 16; i++) {
+        data[i] = 0xa0 + i;
+    }
+    /* The GP window wraps from ERXST - 1 to 0 */
+    wptr(qts, OP_WGPWRPT, RX_START - 8);
+    sram_stream(qts, OP_WGPDATA, data, NULL, 16);
+    g_assert_cmphex(rcru(qts, EGPWRPT), ==, 8);
+    wptr(qts, OP_WGPRDPT, RX_START - 8);
+    sram_stream(qts, OP_RGPDATA, NULL, back, 16);
+    g_assert_cmpmem(back, 16, data, 16);
+    wptr(qts, OP_WGPRDPT, 0);
+    sram_stream(qts, OP_RGPDATA, NULL, back, 8);
+    g_assert_cmpmem(back, 8, data + 8, 8);
+
+    /* The RX window wraps from the end of the SRAM to ERXST */
+    wptr(qts, 0x70, SRAM_END - 1);   /* WRXWRPT */
+    sram_stream(qts, OP_WRXDATA, data, NULL, 4);
+    wptr(qts, OP_WRXRDPT, RX_START);
+    sram_stream(qts, OP_RRXDATA, NULL, back, 2);
+    g_assert_cmpmem(back, 2, data + 2, 2);
+    wptr(qts, OP_WRXRDPT, SRAM_END - 1);
+    sram_stream(qts, OP_RRXDATA, NULL, back, 4);
+    g_assert_cmpmem(back, 4, data, 4);
+
+    /* The UDA window wraps from EUDAND to EUDAST */
+    wcru(qts, EUDAST, 0x100);
+    wcru(qts, EUDAND, 0x103);
+    wptr(qts, OP_WUDAWRPT, 0x102);
+    sram_stream(qts, OP_WUDADATA, data, NULL, 4);
+    wptr(qts, OP_WUDARDPT, 0x100);
+    sram_stream(qts, OP_RUDADATA, NULL, back, 6);
+    g_assert_cmphex(back[0], ==, data[2]);
+    g_assert_cmphex(back[1], ==, data[3]);
+    g_assert_cmphex(back[2], ==, data[0]);
+    g_assert_cmphex(back[3], ==, data[1]);
+    g_assert_cmphex(back[4], ==, data[2]);
+
+    /* SRAM survives a reset */
+    cmd(qts, OP_SETETHRST);
+    wptr(qts, OP_WGPRDPT, RX_START - 8);
+    sram_stream(qts, OP_RGPDATA, NULL, back, 8);
+    g_assert_cmpmem(back, 8, data, 8);
+}
+
+static void test_rx(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t frame[100], bcast[42], other[100], hdr[8], back[128];
+    uint32_t rsv_lo, rsv_hi, fcs;
+    uint16_t next, next2;
+
+    wcru(qts, EIE, EIE_INTIE | EIE_PKTIE);
+    cmd(qts, OP_ENABLERX);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_RXEN, ==, ECON1_RXEN);
+
+    make_frame(other, sizeof(other), other_mac, 3);
+    make_frame(frame, sizeof(frame), test_mac, 1);
+    make_frame(bcast, sizeof(bcast), bcast_mac, 2);
+    send_frame(td->fd, other, sizeof(other));   /* filtered out */
+    send_frame(td->fd, frame, sizeof(frame));
+    g_assert_true(wait_pktcnt(qts, 1));
+    g_assert_cmphex(rcru(qts, EIR) & EIR_PKTIF, ==, EIR_PKTIF);
+    g_assert_true(rcru(qts, ESTAT) & ESTAT_INT);
+    g_assert_true(int_asserted(qts));
+
+    /* 100 bytes + FCS; next pointer at RX_START + 8 + 104 */
+    next = RX_START + 8 + 104;
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, next);
+    wptr(qts, OP_WRXRDPT, RX_START);
+    sram_stream(qts, OP_RRXDATA, NULL, hdr, 8);
+    g_assert_cmphex(hdr[0] | (hdr[1] << 8), ==, next);
+    rsv_lo = ldl_le_p(hdr + 2);
+    rsv_hi = lduw_le_p(hdr + 6);
+    g_assert_cmpuint(rsv_lo & 0xffff, ==, 104);
+    g_assert_true(rsv_lo & (1u << 23));         /* received OK */
+    g_assert_false(rsv_lo & (3u << 24));        /* not multi/broadcast */
+    g_assert_true(rsv_hi & (1u << (36 - 32)));  /* unicast filter match */
+    sram_stream(qts, OP_RRXDATA, NULL, back, 104);
+    g_assert_cmpmem(back, 100, frame, 100);
+    fcs = ldl_le_p(back + 100);
+    g_assert_cmphex(fcs, ==, fcs32(frame, 100));
+
+    /* A short broadcast frame is padded to 60 bytes + FCS */
+    send_frame(td->fd, bcast, sizeof(bcast));
+    g_assert_true(wait_pktcnt(qts, 2));
+    next2 = next + 8 + 64;
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, next2);
+    sram_stream(qts, OP_RRXDATA, NULL, hdr, 8);
+    g_assert_cmphex(hdr[0] | (hdr[1] << 8), ==, next2);
+    rsv_lo = ldl_le_p(hdr + 2);
+    g_assert_cmpuint(rsv_lo & 0xffff, ==, 64);
+    g_assert_true(rsv_lo & (1u << 25));         /* broadcast */
+    sram_stream(qts, OP_RRXDATA, NULL, back, 64);
+    g_assert_cmpmem(back, 42, bcast, 42);
+    g_assert_cmphex(back[42], ==, 0);
+    g_assert_cmphex(ldl_le_p(back + 60), ==, fcs32(back, 60));
+
+    /* Consume both frames: SETPKTDEC chained with the ERXTAIL write */
+    {
+        uint8_t tx[6] = { OP_SETPKTDEC, OP_SETPKTDEC, OP_WCRU, ERXTAIL,
+                          (next2 - 2) & 0xff, (next2 - 2) >> 8 };
+        spi(qts, tx, NULL, sizeof(tx));
+    }
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_PKTIF, ==, 0);
+    g_assert_false(int_asserted(qts));
+    g_assert_cmphex(rcru(qts, ERXTAIL), ==, next2 - 2);
+
+    /* Only the two accepted frames were stored */
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-frames"), ==, 2);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-filtered"), ==, 1);
+
+    /* A frame that does not fit before ERXTAIL is dropped with RXABTIF */
+    wcru(qts, ERXTAIL, next2 + 80);
+    send_frame(td->fd, frame, sizeof(frame));
+    send_frame(td->fd, bcast, sizeof(bcast));
+    g_assert_true(wait_pktcnt(qts, 1));
+    g_assert_cmphex(rcru(qts, EIR) & EIR_RXABTIF, ==, EIR_RXABTIF);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, next2 + 72);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 1);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-frames"), ==, 3);
+}
+
+static void test_rx_wrap(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t frame[200], back[212];
+    unsigned start = 0x5f00, next;
+
+    /* A small ring at the top of the SRAM makes the frame wrap */
+    wcru(qts, ERXST, start);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, start);
+    wcru(qts, ERXTAIL, SRAM_END - 1);
+    cmd(qts, OP_ENABLERX);
+    make_frame(frame, sizeof(frame), test_mac, 7);
+    send_frame(td->fd, frame, sizeof(frame));
+    g_assert_true(wait_pktcnt(qts, 1));
+    next = start + 8 + 204;
+    wptr(qts, OP_WRXRDPT, start);
+    sram_stream(qts, OP_RRXDATA, NULL, back, 212);
+    g_assert_cmphex(back[0] | (back[1] << 8), ==, next);
+    g_assert_cmpmem(back + 8, 200, frame, 200);
+
+    /* The next frame wraps past the end of the SRAM to ERXST */
+    cmd(qts, OP_SETPKTDEC);
+    wcru(qts, ERXTAIL, next - 2);
+    send_frame(td->fd, frame, sizeof(frame));
+    g_assert_true(wait_pktcnt(qts, 1));
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, start + (next - start + 212) %
+                    (0x6000 - start));
+    wptr(qts, OP_WRXRDPT, next);
+    sram_stream(qts, OP_RRXDATA, NULL, back, 212);
+    g_assert_cmpmem(back + 8, 200, frame, 200);
+}
+
+static void test_tx(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t frame[42], out[128];
+    size_t len;
+
+    make_frame(frame, sizeof(frame), other_mac, 9);
+    wptr(qts, OP_WGPWRPT, 0x0000);
+    sram_stream(qts, OP_WGPDATA, frame, NULL, sizeof(frame));
+    wcru(qts, ETXST, 0x0000);
+    wcru(qts, ETXLEN, sizeof(frame));
+    wcru(qts, EIE, EIE_INTIE | 0x0008);
+    cmd(qts, OP_SETTXRTS);
+
+    len = recv_frame(td->fd, out, sizeof(out));
+    /* Padded to 60 bytes by PADCFG, the FCS stays on the chip side */
+    g_assert_cmpuint(len, ==, 60);
+    g_assert_cmpmem(out, 42, frame, 42);
+    g_assert_cmphex(out[59], ==, 0);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==, EIR_TXIF);
+    g_assert_cmphex(rcru(qts, ETXWIRE), ==, 64);
+    g_assert_cmphex(rcru(qts, ETXSTAT), ==, 0);
+    g_assert_true(int_asserted(qts));
+    g_assert_cmpuint(stat_get(qts, NULL, "tx-frames"), ==, 1);
+
+    /* A zero-length frame aborts */
+    u16op(qts, OP_BFCU, EIR, EIR_TXIF);
+    wcru(qts, ETXLEN, 0);
+    u16op(qts, OP_BFSU, ECON1, ECON1_TXRTS);
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
+                    EIR_TXABTIF);
+}
+
+static void test_phy_link(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    QDict *rsp;
+
+    g_assert_cmphex(phy_read(qts, 0x00), ==, 0x1000);  /* PHCON1 */
+    g_assert_cmphex(phy_read(qts, 0x01), ==, 0x782d);  /* PHSTAT1 */
+    g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, 0x18); /* 100 full */
+    wcru(qts, MIREGADR, 0x0104);
+    wcru(qts, MIWR, 0x05e1);
+    g_assert_cmphex(phy_read(qts, 0x04), ==, 0x05e1);  /* PHANA */
+
+    wcru(qts, EIE, EIE_INTIE | EIE_LINKIE);
+    rsp = qtest_qmp(qts, "{ 'execute': 'set_link', 'arguments': "
+                    "{ 'name': 'n0', 'up': false } }");
+    qobject_unref(rsp);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
+    g_assert_true(int_asserted(qts));
+    g_assert_cmphex(phy_read(qts, 0x01) & 0x04, ==, 0);
+    u16op(qts, OP_BFCU, EIR, EIR_LINKIF);
+    g_assert_false(int_asserted(qts));
+
+    rsp = qtest_qmp(qts, "{ 'execute': 'set_link', 'arguments': "
+                    "{ 'name': 'n0', 'up': true } }");
+    qobject_unref(rsp);
+    /* Up once the PHY has negotiated with the partner */
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, 0);
+    g_assert_false(int_asserted(qts));
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(rcru(qts, ESTAT) & (ESTAT_PHYLNK | ESTAT_PHYDPX), ==,
+                    ESTAT_PHYLNK | ESTAT_PHYDPX);
+    g_assert_true(int_asserted(qts));
+}
+
+static void test_dma(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    /* An IPv4 header with its checksum field zeroed */
+    uint8_t ip[20] = { 0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00,
+                       0x40, 0x11, 0x00, 0x00, 0xc0, 0xa8, 0x00, 0x01,
+                       0xc0, 0xa8, 0x00, 0xc7 };
+    uint8_t back[20];
+
+    wptr(qts, OP_WGPWRPT, 0x100);
+    sram_stream(qts, OP_WGPDATA, ip, NULL, sizeof(ip));
+    wcru(qts, EDMAST, 0x100);
+    wcru(qts, EDMALEN, sizeof(ip));
+    wcru(qts, EDMADST, 0x200);
+    cmd(qts, OP_DMACOPY);
+    g_assert_cmphex(rcru(qts, ECON1) & 0x20, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_DMAIF, ==, EIR_DMAIF);
+    /* EDMACS, written low byte first, is the checksum field: 0xb861 */
+    g_assert_cmphex(rcru(qts, EDMACS), ==, 0x61b8);
+    wptr(qts, OP_WGPRDPT, 0x200);
+    sram_stream(qts, OP_RGPDATA, NULL, back, sizeof(back));
+    g_assert_cmpmem(back, sizeof(back), ip, sizeof(ip));
+}
+
+/* Linux ether_crc(): the CRC the hash filter uses */
+static uint32_t ether_crc(const uint8_t *p, int len)
+{
+    uint32_t crc = 0xffffffff;
+    int i, j;
+
+    for (i = 0; i < len; i++) {
+        uint8_t b = p[i];
+
+        for (j = 0; j < 8; j++, b >>= 1) {
+            crc = (crc << 1) ^ ((((crc >> 31) ^ b) & 1) ? 0x04c11db7 : 0);
+        }
+    }
+    return crc;
+}
+
+static void test_rx_filters(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t mc1[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+    uint8_t mc2[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x02 };
+    unsigned idx1 = (ether_crc(mc1, 6) >> 23) & 0x3f;
+    unsigned idx2 = (ether_crc(mc2, 6) >> 23) & 0x3f;
+    uint8_t f1[64], f2[64], good[64], hdr[8];
+    uint32_t rsv_lo, rsv_hi;
+
+    g_assert_cmpuint(idx1, !=, idx2);
+    /* Hash table only, no MCEN/BCEN */
+    wcru(qts, ERXFCON, 0x8000 | 0x0040 | 0x0008);
+    wcru(qts, 0x20 + 2 * (idx1 >> 4), 1 << (idx1 & 15));
+    cmd(qts, OP_ENABLERX);
+    make_frame(f2, sizeof(f2), mc2, 4);
+    make_frame(f1, sizeof(f1), mc1, 5);
+    make_frame(good, sizeof(good), bcast_mac, 6);
+    send_frame(td->fd, f2, sizeof(f2));     /* hash miss */
+    send_frame(td->fd, good, sizeof(good)); /* broadcast, BCEN is off */
+    send_frame(td->fd, f1, sizeof(f1));     /* hash hit */
+    g_assert_true(wait_pktcnt(qts, 1));
+    wptr(qts, OP_WRXRDPT, RX_START);
+    sram_stream(qts, OP_RRXDATA, NULL, hdr, 8);
+    rsv_lo = ldl_le_p(hdr + 2);
+    rsv_hi = lduw_le_p(hdr + 6);
+    g_assert_cmpuint(rsv_lo & 0xffff, ==, 68);
+    g_assert_true(rsv_lo & (1u << 24));         /* multicast */
+    g_assert_true(rsv_hi & (1u << (33 - 32)));  /* hash match */
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-filtered"), ==, 2);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-frames"), ==, 1);
+
+    /* Frames wait in the backend while reception is disabled */
+    cmd(qts, OP_DISABLERX);
+    wcru(qts, ERXFCON, 0x0059);
+    make_frame(good, sizeof(good), test_mac, 8);
+    send_frame(td->fd, good, sizeof(good));
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 1);
+    cmd(qts, OP_ENABLERX);
+    g_assert_true(wait_pktcnt(qts, 2));
+}
+
+static void test_rx_limits(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t frame[100], small[64];
+    gint64 end;
+    int i;
+
+    /* A big ring: 255 minimum-size frames fit */
+    wcru(qts, ERXST, 0x0800);
+    wcru(qts, ERXTAIL, SRAM_END - 1);
+    cmd(qts, OP_ENABLERX);
+
+    /* An empty frame from the backend is dropped harmlessly */
+    send_frame(td->fd, frame, 0);
+    /* Longer than MAMXFL, then accepted once HFRMEN is set */
+    make_frame(frame, sizeof(frame), test_mac, 3);
+    wcru(qts, MAMXFL, 100);
+    send_frame(td->fd, frame, sizeof(frame));
+    make_frame(small, sizeof(small), test_mac, 4);
+    send_frame(td->fd, small, sizeof(small));
+    g_assert_true(wait_pktcnt(qts, 1));
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 2);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_RXABTIF, ==, 0);
+    u16op(qts, OP_BFSU, MACON2, 0x0004);
+    send_frame(td->fd, frame, sizeof(frame));
+    g_assert_true(wait_pktcnt(qts, 2));
+
+    /* PKTCNT saturates at 255 with PCFULIF, the next frame is dropped */
+    for (i = 2; i < 256; i++) {
+        send_frame(td->fd, small, sizeof(small));
+    }
+    end = g_get_monotonic_time() + TIMEOUT_SECONDS * G_USEC_PER_SEC;
+    while (stat_get(qts, NULL, "rx-dropped") < 3 &&
+           g_get_monotonic_time() < end) {
+        qtest_clock_step(qts, 10000);
+    }
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0xff);
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_RXABTIF | 1), ==, EIR_RXABTIF | 1);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-frames"), ==, 255);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 3);
+    cmd(qts, OP_SETPKTDEC);
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0xfe);
+}
+
+static void test_rx_huge(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    g_autofree uint8_t *huge = g_malloc0(65000);
+    uint8_t small[64];
+    gint64 end;
+
+    /* With HFRMEN a 65000-byte frame passes MAMXFL but not the ring */
+    u16op(qts, OP_BFSU, MACON2, 0x0004);
+    cmd(qts, OP_ENABLERX);
+    make_frame(huge, 65000, test_mac, 1);
+    send_frame(td->fd, huge, 65000);
+    end = g_get_monotonic_time() + TIMEOUT_SECONDS * G_USEC_PER_SEC;
+    while (stat_get(qts, NULL, "rx-dropped") < 1 &&
+           g_get_monotonic_time() < end) {
+        qtest_clock_step(qts, 10000);
+    }
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 1);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_RXABTIF, ==, EIR_RXABTIF);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, RX_START);
+    make_frame(small, sizeof(small), test_mac, 2);
+    send_frame(td->fd, small, sizeof(small));
+    g_assert_true(wait_pktcnt(qts, 1));
+}
+
+static void test_tx_link_down(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t frame[60], byte;
+    QDict *rsp;
+
+    rsp = qtest_qmp(qts, "{ 'execute': 'set_link', 'arguments': "
+                    "{ 'name': 'n0', 'up': false } }");
+    qobject_unref(rsp);
+    make_frame(frame, sizeof(frame), other_mac, 1);
+    wptr(qts, OP_WGPWRPT, 0x0000);
+    sram_stream(qts, OP_WGPDATA, frame, NULL, sizeof(frame));
+    wcru(qts, ETXST, 0x0000);
+    wcru(qts, ETXLEN, sizeof(frame));
+    cmd(qts, OP_SETTXRTS);
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
+                    EIR_TXABTIF);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
+    g_assert_cmpint(recv(td->fd, &byte, 1, MSG_DONTWAIT), ==, -1);
+    g_assert_cmpuint(stat_get(qts, NULL, "tx-frames"), ==, 0);
+}
+
+static void test_reset_keeps_cocon(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    wcru(qts, ECON2, 0xc200);
+    wcru(qts, EUDAST, 0x1234);
+    wcru(qts, ERXFCON, 0x0000);
+    cmd(qts, OP_BSEL(1));
+    u16op(qts, OP_BFSU, ECON2, 0x0010);         /* ETHRST */
+    g_assert_cmphex(rcru(qts, ECON2), ==, 0xc200);
+    g_assert_cmphex(rcru(qts, EUDAST), ==, 0);
+    g_assert_cmphex(rcru(qts, ERXFCON), ==, 0x0059);
+    /* Back in bank 0 */
+    {
+        uint8_t tx[3] = { ERXST, 0, 0 }, rx[3];
+
+        spi(qts, tx, rx, 3);
+        g_assert_cmphex(rx[1] | (rx[2] << 8), ==, 0x5340);
+    }
+}
+
+static void test_stats(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t tx[4] = { OP_BSEL(0), ERXST, 0, 0 };
+
+    stats_reset(qts);
+    g_assert_cmpuint(stat_get(qts, NULL, "transactions"), ==, 0);
+    g_assert_cmpuint(stat_get(qts, NULL, "bytes"), ==, 0);
+
+    spi(qts, tx, NULL, 4);                      /* B0SEL + RCR */
+    wcru(qts, EUDAST, 0x1234);                  /* 4 bytes */
+    cmd(qts, OP_SETEIE);                        /* 1 byte */
+    tx[0] = 0xf0;                               /* unknown */
+    spi(qts, tx, NULL, 3);
+
+    g_assert_cmpuint(stat_get(qts, NULL, "transactions"), ==, 4);
+    g_assert_cmpuint(stat_get(qts, NULL, "bytes"), ==, 12);
+    g_assert_cmpuint(stat_get(qts, "bank-select", "transactions"), ==, 1);
+    g_assert_cmpuint(stat_get(qts, "bank-select", "bytes"), ==, 1);
+    g_assert_cmpuint(stat_get(qts, "rcr", "transactions"), ==, 0);
+    g_assert_cmpuint(stat_get(qts, "rcr", "commands"), ==, 1);
+    g_assert_cmpuint(stat_get(qts, "rcr", "bytes"), ==, 3);
+    g_assert_cmpuint(stat_get(qts, "wcru", "transactions"), ==, 1);
+    g_assert_cmpuint(stat_get(qts, "wcru", "bytes"), ==, 4);
+    g_assert_cmpuint(stat_get(qts, "command", "commands"), ==, 1);
+    g_assert_cmpuint(stat_get(qts, "unknown", "bytes"), ==, 3);
+    g_assert_cmpuint(stat_get(qts, "sram-read", "commands"), ==, 0);
+}
+
+/* More helpers */
+
+static void set_link(QTestState *qts, bool up)
+{
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'set_link', 'arguments': "
+                           "{ 'name': 'n0', 'up': %i } }", up);
+
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+}
+
+/* Frames the model has dealt with: stored, filtered out or dropped */
+static uint64_t rx_seen(QTestState *qts)
+{
+    return stat_get(qts, NULL, "rx-frames") +
+           stat_get(qts, NULL, "rx-filtered") +
+           stat_get(qts, NULL, "rx-dropped");
+}
+
+static void wait_rx_seen(QTestState *qts, uint64_t n)
+{
+    gint64 end = g_get_monotonic_time() + TIMEOUT_SECONDS * G_USEC_PER_SEC;
+
+    while (rx_seen(qts) < n && g_get_monotonic_time() < end) {
+        qtest_clock_step(qts, 10000);
+    }
+    g_assert_cmpuint(rx_seen(qts), ==, n);
+}
+
+/* Read the next-packet pointer and the RSV of the frame at addr */
+static uint64_t read_rx_hdr(QTestState *qts, uint16_t addr, uint16_t *next)
+{
+    uint8_t hdr[8];
+
+    wptr(qts, OP_WRXRDPT, addr);
+    sram_stream(qts, OP_RRXDATA, NULL, hdr, 8);
+    if (next) {
+        *next = lduw_le_p(hdr);
+    }
+    return ldl_le_p(hdr + 2) | ((uint64_t)lduw_le_p(hdr + 6) << 32);
+}
+
+/* Send one frame and return its RSV; the frame must be accepted */
+static uint64_t rx_one(TestData *td, const uint8_t *f, size_t len,
+                       uint16_t *at)
+{
+    QTestState *qts = td->qts;
+    unsigned n = rcru(qts, ESTAT) & 0xff;
+    uint16_t head = rcru(qts, ERXHEAD);
+
+    send_frame(td->fd, f, len);
+    g_assert_true(wait_pktcnt(qts, n + 1));
+    if (at) {
+        *at = head;
+    }
+    return read_rx_hdr(qts, head, NULL);
+}
+
+/* Send one frame and check that the filters reject it */
+static void rx_reject(TestData *td, const uint8_t *f, size_t len)
+{
+    uint64_t filtered = stat_get(td->qts, NULL, "rx-filtered");
+    uint64_t seen = rx_seen(td->qts);
+
+    send_frame(td->fd, f, len);
+    wait_rx_seen(td->qts, seen + 1);
+    g_assert_cmpuint(stat_get(td->qts, NULL, "rx-filtered"), ==,
+                     filtered + 1);
+}
+
+#define RSV_BIT(rsv, n) (!!((rsv) & (1ULL << (n))))
+
+static void tx_load(QTestState *qts, const uint8_t *f, size_t len)
+{
+    wptr(qts, OP_WGPWRPT, 0x0000);
+    sram_stream(qts, OP_WGPDATA, f, NULL, len);
+    wcru(qts, ETXST, 0x0000);
+    wcru(qts, ETXLEN, len);
+}
+
+static bool tx_nothing_sent(int fd)
+{
+    uint8_t byte;
+
+    return recv(fd, &byte, 1, MSG_DONTWAIT) == -1;
+}
+
+/* SPI instruction set */
+
+static void test_bank_select(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    /* Offset 0x04 of each bank: ERXST, EHT3, MABBIPG, MAADR1 */
+    const uint16_t expect[4] = { 0x5340, 0xa55a, 0x0012,
+                                 test_mac[0] | (test_mac[1] << 8) };
+    uint8_t tx[3] = { 0x04, 0, 0 }, rx[3];
+    int b;
+
+    wcru(qts, 0x24, 0xa55a);
+    for (b = 0; b < 4; b++) {
+        /* The bank holds across chip-select cycles */
+        cmd(qts, OP_BSEL(b));
+        spi(qts, tx, rx, 3);
+        g_assert_cmphex(rx[1] | (rx[2] << 8), ==, expect[b]);
+        g_assert_cmphex(rx[0], ==, 0);
+    }
+    g_assert_cmpuint(stat_get(qts, "bank-select", "commands"), ==, 4);
+}
+
+static void test_rbsel(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t tx[6], rx[6];
+    int b;
+
+    for (b = 3; b >= 0; b--) {
+        /* BxSEL, RBSEL + its data byte, then RCR in the same cycle */
+        tx[0] = OP_BSEL(b);
+        tx[1] = OP_RBSEL;
+        tx[2] = 0;
+        tx[3] = 0x16;           /* EUDAST, common to every bank */
+        tx[4] = tx[5] = 0;
+        wcru(qts, EUDAST, 0x100 + b);
+        spi(qts, tx, rx, 6);
+        g_assert_cmphex(rx[2], ==, b);
+        g_assert_cmphex(rx[4] | (rx[5] << 8), ==, 0x100 + b);
+    }
+    g_assert_cmpuint(stat_get(qts, "rbsel", "commands"), ==, 4);
+    g_assert_cmpuint(stat_get(qts, "rbsel", "bytes"), ==, 8);
+}
+
+static void test_return_bytes(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t tx[6] = { OP_WCRU, EUDAST, 0x12, 0x34, OP_SETEIE, OP_RBSEL };
+    uint8_t rx[6], zero[6] = { 0 };
+
+    /* Writes return zeros: WCRU then, after CS, WGPDATA and a pointer */
+    spi(qts, tx, rx, 4);
+    g_assert_cmpmem(rx, 4, zero, 4);
+    tx[0] = OP_WGPDATA;
+    spi(qts, tx, rx, 6);
+    g_assert_cmpmem(rx, 6, zero, 6);
+    tx[0] = OP_WGPWRPT;
+    spi(qts, tx, rx, 3);
+    g_assert_cmpmem(rx, 3, zero, 3);
+    /* 1-byte opcodes return zero */
+    tx[0] = OP_SETEIE;
+    tx[1] = OP_BSEL(1);
+    spi(qts, tx, rx, 2);
+    g_assert_cmpmem(rx, 2, zero, 2);
+    /* RCRU: opcode and address bytes 0, data from the third byte */
+    tx[0] = OP_RCRU;
+    tx[1] = EUDAST;
+    tx[2] = tx[3] = 0xff;
+    spi(qts, tx, rx, 4);
+    g_assert_cmphex(rx[0] | rx[1], ==, 0);
+    g_assert_cmphex(rx[2] | (rx[3] << 8), ==, 0x3412);
+    /* Pointer read: data from the second byte */
+    tx[0] = OP_RGPWRPT;
+    spi(qts, tx, rx, 3);
+    g_assert_cmphex(rx[0], ==, 0);
+    g_assert_cmphex(rx[1] | (rx[2] << 8), ==, 0x1216);
+}
+
+static void test_unknown_opcode(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    static const uint8_t unknown[] = { 0xf0, 0xd0, 0x61, 0xc1, 0xff };
+    uint8_t tx[4], rx[4];
+    size_t i;
+
+    cmd(qts, OP_CLREIE);
+    for (i = 0; i < ARRAY_SIZE(unknown); i++) {
+        /* The rest of the cycle is ignored, SETEIE included */
+        tx[0] = unknown[i];
+        tx[1] = OP_SETEIE;
+        tx[2] = OP_WCRU;
+        tx[3] = EUDAST;
+        spi(qts, tx, rx, 4);
+        g_assert_cmphex(rx[1] | rx[2] | rx[3], ==, 0);
+        g_assert_cmphex(rcru(qts, EIE) & EIE_INTIE, ==, 0);
+    }
+    g_assert_cmpuint(stat_get(qts, "unknown", "commands"), ==,
+                     ARRAY_SIZE(unknown));
+    g_assert_cmpuint(stat_get(qts, "unknown", "bytes"), ==,
+                     4 * ARRAY_SIZE(unknown));
+    /* The next cycle decodes normally */
+    cmd(qts, OP_SETEIE);
+    g_assert_cmphex(rcru(qts, EIE) & EIE_INTIE, ==, EIE_INTIE);
+}
+
+static void test_rcr_wrap(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t tx[36] = { OP_BSEL(1), 0x1e }, rx[36];
+
+    /* Bank 1, from ECON1 (offset 0x1e): wraps to EHT1 at offset 0x00 */
+    wcru(qts, EHT1, 0xa5c3);
+    wcru(qts, ECON1, ECON1_RXEN);
+    spi(qts, tx, rx, 6);
+    g_assert_cmphex(rx[2] | (rx[3] << 8), ==, ECON1_RXEN);
+    g_assert_cmphex(rx[4] | (rx[5] << 8), ==, 0xa5c3);
+    /* A whole lap of 32 bytes comes back to the start */
+    spi(qts, tx, rx, 36);
+    g_assert_cmphex(rx[34] | (rx[35] << 8), ==, ECON1_RXEN);
+    g_assert_cmphex(rx[24] | (rx[25] << 8), ==, 0x0059);    /* ERXFCON */
+}
+
+static void test_wcr_wrap(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t tx[6] = { OP_BSEL(1), 0x40 | 0x1e, 0x00, 0x00, 0x11, 0x22 };
+
+    spi(qts, tx, NULL, 6);
+    g_assert_cmphex(rcru(qts, EHT1), ==, 0x2211);
+    g_assert_cmphex(rcru(qts, ECON1), ==, 0x0000);
+    /* Bank 2 is untouched (no carry into the next bank) */
+    g_assert_cmphex(rcru(qts, MACON1), ==, 0x0009);
+}
+
+static void test_rcru_wrap(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t tx[6] = { OP_RCRU, 0x9e }, rx[6];
+
+    wcru(qts, ETXST, 0x1234);
+    /* 0x9e, 0x9f (unimplemented), then 0x00 */
+    spi(qts, tx, rx, 6);
+    g_assert_cmphex(rx[2] | rx[3], ==, 0);
+    g_assert_cmphex(rx[4] | (rx[5] << 8), ==, 0x1234);
+    /* An address above 0x9f reads 0, then wraps to 0x00 */
+    tx[1] = 0xf0;
+    spi(qts, tx, rx, 5);
+    g_assert_cmphex(rx[2], ==, 0);
+    g_assert_cmphex(rx[3] | (rx[4] << 8), ==, 0x1234);
+    /* Auto-increment over the unbanked space: ETXST, ETXLEN, ERXST */
+    tx[1] = ETXST;
+    wcru(qts, ETXLEN, 0x0456);
+    spi(qts, tx, rx, 6);
+    g_assert_cmphex(rx[2] | (rx[3] << 8), ==, 0x1234);
+    g_assert_cmphex(rx[4] | (rx[5] << 8), ==, 0x0456);
+}
+
+static void test_wcru_wrap(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t tx[5] = { OP_WCRU, 0x9f, 0xaa, 0x78, 0x56 };
+
+    spi(qts, tx, NULL, 5);
+    g_assert_cmphex(rcru(qts, 0x9e), ==, 0);
+    g_assert_cmphex(rcru(qts, ETXST), ==, 0x5678);
+}
+
+static void test_bfsu_bfcu(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t set[6] = { OP_BFSU, EHT1, 0x01, 0x02, 0x04, 0x08 };
+    uint8_t clr[6] = { OP_BFCU, EHT1, 0x01, 0x00, 0x00, 0x08 };
+
+    wcru(qts, EHT1, 0x1000);
+    spi(qts, set, NULL, 6);
+    g_assert_cmphex(rcru(qts, EHT1), ==, 0x1201);
+    g_assert_cmphex(rcru(qts, EHT1 + 2), ==, 0x0804);
+    spi(qts, clr, NULL, 6);
+    g_assert_cmphex(rcru(qts, EHT1), ==, 0x1200);
+    g_assert_cmphex(rcru(qts, EHT1 + 2), ==, 0x0004);
+    g_assert_cmpuint(stat_get(qts, "bfsu", "bytes"), ==, 6);
+    g_assert_cmpuint(stat_get(qts, "bfcu", "bytes"), ==, 6);
+}
+
+static void test_bfs_bfc_banked(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t set[3] = { OP_BSEL(1), 0x80 | 0x14, 0x02 };
+    uint8_t clr[3] = { OP_BSEL(1), 0xa0 | 0x14, 0x01 };
+
+    spi(qts, set, NULL, 3);
+    g_assert_cmphex(rcru(qts, ERXFCON), ==, 0x005b);
+    spi(qts, clr, NULL, 3);
+    g_assert_cmphex(rcru(qts, ERXFCON), ==, 0x005a);
+    /* On a MAC register, the pair commits with the high byte */
+    set[0] = OP_BSEL(2);
+    set[1] = 0x80 | 0x02;   /* MACON2 */
+    set[2] = 0x04;          /* HFRMEN */
+    spi(qts, set, NULL, 3);
+    g_assert_cmphex(rcru(qts, MACON2), ==, 0x40b2);
+    {
+        uint8_t tx[4] = { OP_BSEL(2), 0x80 | 0x02, 0x04, 0x00 };
+
+        spi(qts, tx, NULL, 4);
+    }
+    g_assert_cmphex(rcru(qts, MACON2), ==, 0x40b6);
+    g_assert_cmpuint(stat_get(qts, "bfs", "commands"), ==, 3);
+    g_assert_cmpuint(stat_get(qts, "bfc", "commands"), ==, 1);
+}
+
+static void test_common_alias(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    int b;
+
+    wcru(qts, EUDAST, 0x1234);
+    for (b = 0; b < 4; b++) {
+        g_assert_cmphex(rcr_banked(qts, (b << 5) | EUDAST), ==, 0x1234);
+        g_assert_cmphex(rcru(qts, (b << 5) | EUDAST), ==, 0x1234);
+    }
+    /* A write through the bank 3 alias reaches the common register */
+    wcr_banked(qts, 0x60 | EUDAND, 0x0abc);
+    g_assert_cmphex(rcru(qts, EUDAND), ==, 0x0abc);
+}
+
+static void test_undefined_addresses(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    static const uint8_t undef[] = { 0x4c, 0x4e, 0x50, 0x80, 0x82, 0x84,
+                                     0x92, 0x96, 0x9e };
+    size_t i;
+
+    /* EGPDATA etc. hold data through the SRAM windows only */
+    wptr(qts, OP_WGPRDPT, 0);
+    for (i = 0; i < ARRAY_SIZE(undef); i++) {
+        wcru(qts, undef[i], 0xffff);
+        g_assert_cmphex(rcru(qts, undef[i]), ==, 0);
+    }
+    /* Banked: bank 2, offsets 0x0c-0x11 */
+    wcr_banked(qts, 0x4c, 0xffff);
+    g_assert_cmphex(rcr_banked(qts, 0x4c), ==, 0);
+    /* The neighbours are unaffected */
+    g_assert_cmphex(rcru(qts, MAMXFL), ==, 0x05ee);
+    g_assert_cmphex(rcru(qts, MICMD), ==, 0);
+    g_assert_cmphex(rcru(qts, EUDAWRPT), ==, 0);
+}
+
+static void test_read_only(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    static const uint8_t ro[] = { ERXHEAD, ETXSTAT, ETXWIRE, MIRD, MISTAT };
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(ro); i++) {
+        uint16_t before = rcru(qts, ro[i]);
+
+        wcru(qts, ro[i], 0x5a5a);
+        u16op(qts, OP_BFSU, ro[i], 0x0101);
+        g_assert_cmphex(rcru(qts, ro[i]), ==, before);
+    }
+    /* ESTAT: every bit is status */
+    u16op(qts, OP_BFCU, ESTAT, 0xffff);
+    g_assert_true(rcru(qts, ESTAT) & ESTAT_CLKRDY);
+}
+
+static void test_eir_access(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    /* Flags settable by software, PKTIF and reserved bits are not */
+    wcru(qts, EIR, 0xffff);
+    g_assert_cmphex(rcru(qts, EIR), ==, 0xfc2f);
+    u16op(qts, OP_BFCU, EIR, 0x0c00);
+    g_assert_cmphex(rcru(qts, EIR), ==, 0xf02f);
+    u16op(qts, OP_BFCU, EIR, 0xffff);
+    g_assert_cmphex(rcru(qts, EIR), ==, 0);
+    u16op(qts, OP_BFSU, EIR, EIR_PKTIF | EIR_DMAIF);
+    g_assert_cmphex(rcru(qts, EIR), ==, EIR_DMAIF);
+    /* Banked: EIR is common to every bank */
+    wcr_banked(qts, 0x60 | EIR, 0);
+    g_assert_cmphex(rcru(qts, EIR), ==, 0);
+}
+
+static void test_self_clearing(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t frame[60];
+
+    cmd(qts, OP_ENABLERX);
+    make_frame(frame, sizeof(frame), test_mac, 1);
+    send_frame(td->fd, frame, sizeof(frame));
+    send_frame(td->fd, frame, sizeof(frame));
+    g_assert_true(wait_pktcnt(qts, 2));
+    /* ECON1.PKTDEC decrements PKTCNT and reads back 0 */
+    u16op(qts, OP_BFSU, ECON1, ECON1_PKTDEC);
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 1);
+    g_assert_cmphex(rcru(qts, ECON1), ==, ECON1_RXEN);
+    wcru(qts, ECON1, ECON1_PKTDEC | ECON1_RXEN);
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0);
+    g_assert_cmphex(rcru(qts, ECON1), ==, ECON1_RXEN);
+    /* SETPKTDEC at 0 saturates */
+    cmd(qts, OP_SETPKTDEC);
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0);
+    /* ECON2.ETHRST reads back 0 after the reset */
+    u16op(qts, OP_BFSU, ECON2, 0x0010);
+    g_assert_cmphex(rcru(qts, ECON2) & 0x0010, ==, 0);
+    g_assert_cmphex(rcru(qts, ECON1), ==, 0);
+}
+
+static void test_commands(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t chain[3] = { OP_ENABLERX, OP_CLREIE, OP_FCMULTIPLE };
+
+    /* Several 1-byte commands in one cycle all execute */
+    spi(qts, chain, NULL, 3);
+    g_assert_cmphex(rcru(qts, ECON1), ==, ECON1_RXEN | 0x0080);
+    g_assert_cmphex(rcru(qts, EIE) & EIE_INTIE, ==, 0);
+    g_assert_cmpuint(stat_get(qts, "command", "commands"), ==, 3);
+    g_assert_cmpuint(stat_get(qts, "command", "transactions"), ==, 1);
+    cmd(qts, OP_DISABLERX);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_RXEN, ==, 0);
+    cmd(qts, OP_SETEIE);
+    g_assert_cmphex(rcru(qts, EIE) & EIE_INTIE, ==, EIE_INTIE);
+    cmd(qts, OP_DMASTOP);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_DMAST, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_DMAIF, ==, 0);
+}
+
+static void test_pointer_width(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    static const uint8_t ptrs[] = { ETXST, ETXLEN, ERXST, ERXTAIL, EDMAST,
+                                    EDMALEN, EDMADST, EUDAST, EUDAND,
+                                    EGPRDPT, EGPWRPT, ERXRDPT, ERXWRPT,
+                                    EUDARDPT, EUDAWRPT };
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(ptrs); i++) {
+        wcru(qts, ptrs[i], 0xffff);
+        g_assert_cmphex(rcru(qts, ptrs[i]), ==, 0x7fff);
+    }
+    /* Writing ERXST moves ERXHEAD to it, even-aligned */
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, 0x7ffe);
+}
+
+static void test_pointers(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    static const uint8_t reg[6] = { EGPRDPT, ERXRDPT, EUDARDPT,
+                                    EGPWRPT, ERXWRPT, EUDAWRPT };
+    uint8_t tx[6], rx[6];
+    int i;
+
+    for (i = 0; i < 6; i++) {
+        uint16_t v = 0x0100 + i * 0x111;
+
+        /* WxxxPT, then RxxxPT in the same cycle */
+        tx[0] = 0x60 + 4 * i;
+        tx[1] = v & 0xff;
+        tx[2] = v >> 8;
+        tx[3] = 0x62 + 4 * i;
+        tx[4] = tx[5] = 0;
+        spi(qts, tx, rx, 6);
+        g_assert_cmphex(rx[4] | (rx[5] << 8), ==, v);
+        g_assert_cmphex(rcru(qts, reg[i]), ==, v);
+    }
+    g_assert_cmpuint(stat_get(qts, "pointer-write", "commands"), ==, 6);
+    g_assert_cmpuint(stat_get(qts, "pointer-read", "bytes"), ==, 18);
+}
+
+static void test_sram_gp_end_wrap(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t data[4] = { 1, 2, 3, 4 }, back[4];
+
+    /* A GP pointer above ERXST wraps from the end of the SRAM to 0 */
+    wptr(qts, OP_WGPWRPT, SRAM_END - 1);
+    sram_stream(qts, OP_WGPDATA, data, NULL, 4);
+    g_assert_cmphex(rcru(qts, EGPWRPT), ==, 2);
+    wptr(qts, OP_WGPRDPT, 0);
+    sram_stream(qts, OP_RGPDATA, NULL, back, 2);
+    g_assert_cmpmem(back, 2, data + 2, 2);
+    /* The UDA window follows the GP rule outside EUDAST..EUDAND */
+    wcru(qts, EUDAND, 0x10);
+    wptr(qts, OP_WUDARDPT, SRAM_END - 1);
+    sram_stream(qts, OP_RUDADATA, NULL, back, 4);
+    g_assert_cmpmem(back, 4, data, 4);
+    g_assert_cmphex(rcru(qts, EUDARDPT), ==, 2);
+}
+
+static void test_sram_bounds(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t data[4] = { 1, 2, 3, 4 }, back[4];
+
+    /* Beyond the SRAM: reads return 0, writes are dropped */
+    wptr(qts, OP_WGPWRPT, 0x7ffe);
+    sram_stream(qts, OP_WGPDATA, data, NULL, 4);
+    g_assert_cmphex(rcru(qts, EGPWRPT), ==, 0x0002);
+    wptr(qts, OP_WGPRDPT, 0x7ffe);
+    sram_stream(qts, OP_RGPDATA, NULL, back, 4);
+    g_assert_cmphex(back[0] | back[1], ==, 0);
+    g_assert_cmpmem(back + 2, 2, data + 2, 2);
+    wptr(qts, OP_WGPRDPT, 0x6000);
+    sram_stream(qts, OP_RGPDATA, NULL, back, 4);
+    g_assert_cmphex(ldl_le_p(back), ==, 0);
+}
+
+/* Receive */
+
+static void test_rx_rsv(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t mc[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+    uint8_t f[60];
+    uint64_t rsv;
+
+    wcru(qts, ERXFCON, 0x000f);     /* UCEN, NOTMEEN, MCEN, BCEN */
+    cmd(qts, OP_ENABLERX);
+
+    make_frame(f, sizeof(f), test_mac, 1);
+    rsv = rx_one(td, f, sizeof(f), NULL);
+    g_assert_cmphex(rsv & 0xffff, ==, 64);
+    g_assert_true(RSV_BIT(rsv, 22) && RSV_BIT(rsv, 23) && RSV_BIT(rsv, 36));
+    g_assert_false(RSV_BIT(rsv, 24) || RSV_BIT(rsv, 25) ||
+                   RSV_BIT(rsv, 30) || RSV_BIT(rsv, 32));
+    g_assert_cmphex(rsv & 0x1f0000, ==, 0);     /* no error bits */
+    g_assert_cmphex(rsv >> 37, ==, 0);
+
+    /* A length field (<= 1500) is in range */
+    f[12] = 0x00;
+    f[13] = 46;
+    rsv = rx_one(td, f, sizeof(f), NULL);
+    g_assert_false(RSV_BIT(rsv, 22));
+    g_assert_true(RSV_BIT(rsv, 23));
+
+    f[12] = 0x81;
+    f[13] = 0x00;
+    rsv = rx_one(td, f, sizeof(f), NULL);
+    g_assert_true(RSV_BIT(rsv, 30));
+
+    make_frame(f, sizeof(f), mc, 2);
+    rsv = rx_one(td, f, sizeof(f), NULL);
+    g_assert_true(RSV_BIT(rsv, 24));
+    g_assert_false(RSV_BIT(rsv, 25) || RSV_BIT(rsv, 36));
+
+    make_frame(f, sizeof(f), bcast_mac, 3);
+    rsv = rx_one(td, f, sizeof(f), NULL);
+    g_assert_true(RSV_BIT(rsv, 25));
+    g_assert_false(RSV_BIT(rsv, 24));
+
+    make_frame(f, sizeof(f), other_mac, 4);
+    rsv = rx_one(td, f, sizeof(f), NULL);
+    g_assert_true(RSV_BIT(rsv, 32));
+    g_assert_false(RSV_BIT(rsv, 36));
+}
+
+static void test_rx_unicast(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[60];
+    uint8_t mac2[6] = { 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee };
+
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), test_mac, 1);
+    wcru(qts, ERXFCON, 0x0051);         /* UCEN off */
+    rx_reject(td, f, sizeof(f));
+    wcru(qts, ERXFCON, 0x0059);
+    g_assert_true(RSV_BIT(rx_one(td, f, sizeof(f), NULL), 36));
+    /* The filter follows MAADR, not the factory address */
+    wcru(qts, MAADR1, mac2[0] | (mac2[1] << 8));
+    wcru(qts, MAADR2, mac2[2] | (mac2[3] << 8));
+    wcru(qts, MAADR3, mac2[4] | (mac2[5] << 8));
+    rx_reject(td, f, sizeof(f));
+    make_frame(f, sizeof(f), mac2, 2);
+    g_assert_true(RSV_BIT(rx_one(td, f, sizeof(f), NULL), 36));
+}
+
+static void test_rx_notme(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[60];
+
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), other_mac, 1);
+    rx_reject(td, f, sizeof(f));
+    wcru(qts, ERXFCON, 0x0055);         /* NOTMEEN instead of UCEN */
+    g_assert_true(RSV_BIT(rx_one(td, f, sizeof(f), NULL), 32));
+    /* Not-me does not take our own address nor group addresses */
+    make_frame(f, sizeof(f), test_mac, 2);
+    rx_reject(td, f, sizeof(f));
+    f[0] = 0x03;
+    rx_reject(td, f, sizeof(f));
+}
+
+static void test_rx_multicast(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t mc[6] = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 };
+    uint8_t f[60];
+
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), mc, 1);
+    rx_reject(td, f, sizeof(f));
+    u16op(qts, OP_BFSU, ERXFCON, 0x0002);   /* MCEN */
+    g_assert_true(RSV_BIT(rx_one(td, f, sizeof(f), NULL), 24));
+}
+
+static void test_rx_broadcast(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[60];
+
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), bcast_mac, 1);
+    g_assert_true(RSV_BIT(rx_one(td, f, sizeof(f), NULL), 25));
+    u16op(qts, OP_BFCU, ERXFCON, 0x0001);   /* BCEN off */
+    rx_reject(td, f, sizeof(f));
+}
+
+static void test_rx_magic(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[14 + 4 + 6 + 16 * 6];
+    int i;
+
+    make_frame(f, sizeof(f), other_mac, 1);
+    memset(f + 18, 0xff, 6);
+    for (i = 0; i < 16; i++) {
+        memcpy(f + 24 + 6 * i, test_mac, 6);
+    }
+    wcru(qts, ERXFCON, 0x4000);             /* MPEN only */
+    cmd(qts, OP_ENABLERX);
+    g_assert_true(RSV_BIT(rx_one(td, f, sizeof(f), NULL), 34));
+    /* Fifteen copies are not enough */
+    f[sizeof(f) - 1] ^= 1;
+    rx_reject(td, f, sizeof(f));
+    /* Without MPEN the magic packet is filtered */
+    f[sizeof(f) - 1] ^= 1;
+    wcru(qts, ERXFCON, 0x0000);
+    rx_reject(td, f, sizeof(f));
+}
+
+static void test_rx_runt(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[20], back[64];
+    uint16_t at;
+    uint64_t rsv;
+
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), test_mac, 1);
+    /* Shorter than a header: dropped, no RXABTIF */
+    send_frame(td->fd, f, 13);
+    wait_rx_seen(qts, 1);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 1);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_RXABTIF, ==, 0);
+    /* A 20-byte frame arrives as the wire has it: 60 bytes + FCS */
+    rsv = rx_one(td, f, sizeof(f), &at);
+    g_assert_cmphex(rsv & 0xffff, ==, 64);
+    g_assert_false(RSV_BIT(rsv, 31) || RSV_BIT(rsv, 20));
+    sram_stream(qts, OP_RRXDATA, NULL, back, 64);
+    g_assert_cmpmem(back, 20, f, 20);
+    g_assert_cmphex(back[20] | back[59], ==, 0);
+    g_assert_cmphex(ldl_le_p(back + 60), ==, fcs32(back, 60));
+    /* CRCEN/RUNTEN off accepts the same */
+    wcru(qts, ERXFCON, 0x0009);
+    g_assert_cmphex(rx_one(td, f, sizeof(f), NULL) & 0xffff, ==, 64);
+}
+
+/* rx-fcs: the backend's frames are the wire's, their own FCS included */
+static void test_rx_fcs(void)
+{
+    TestData *td = test_start_with("-global encx24j600.rx-fcs=on");
+    QTestState *qts = td->qts;
+    uint8_t f[64], runt[44], back[64];
+    uint64_t rsv, seen;
+    uint16_t at;
+
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, 60, test_mac, 1);
+    stl_le_p(f + 60, fcs32(f, 60));
+    /* A good frame is stored as sent */
+    rsv = rx_one(td, f, sizeof(f), &at);
+    g_assert_cmphex(rsv & 0xffff, ==, 64);
+    g_assert_true(RSV_BIT(rsv, 23));
+    g_assert_false(RSV_BIT(rsv, 20) || RSV_BIT(rsv, 31));
+    sram_stream(qts, OP_RRXDATA, NULL, back, sizeof(back));
+    g_assert_cmpmem(back, sizeof(back), f, sizeof(f));
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-bad-fcs"), ==, 0);
+
+    /* A bad CRC: CRCEN (set at reset) rejects it */
+    f[61] ^= 0x01;
+    rx_reject(td, f, sizeof(f));
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-bad-fcs"), ==, 1);
+    /* without CRCEN it is stored, flagged CRC error and not Received OK */
+    wcru(qts, ERXFCON, 0x0019);     /* RUNTEN, UCEN, BCEN */
+    rsv = rx_one(td, f, sizeof(f), NULL);
+    g_assert_true(RSV_BIT(rsv, 20) && RSV_BIT(rsv, 36));
+    g_assert_false(RSV_BIT(rsv, 23));
+    /* CRCEEN collects it even when no address filter matches */
+    memcpy(f, other_mac, 6);
+    rx_reject(td, f, sizeof(f));
+    wcru(qts, ERXFCON, 0x0080);     /* CRCEEN only */
+    rsv = rx_one(td, f, sizeof(f), NULL);
+    g_assert_true(RSV_BIT(rsv, 20));
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-bad-fcs"), ==, 4);
+
+    /* A true runt, 44 bytes with its FCS: RUNTEN rejects it... */
+    make_frame(runt, 40, test_mac, 2);
+    stl_le_p(runt + 40, fcs32(runt, 40));
+    wcru(qts, ERXFCON, 0x0019);
+    rx_reject(td, runt, sizeof(runt));
+    /* ...without it the address filter takes it, RUNTEEN on its own too */
+    wcru(qts, ERXFCON, 0x0008);
+    rsv = rx_one(td, runt, sizeof(runt), NULL);
+    g_assert_cmphex(rsv & 0xffff, ==, 44);
+    g_assert_true(RSV_BIT(rsv, 23) && RSV_BIT(rsv, 36));
+    g_assert_false(RSV_BIT(rsv, 31));
+    memcpy(runt, other_mac, 6);
+    stl_le_p(runt + 40, fcs32(runt, 40));
+    wcru(qts, ERXFCON, 0x0020);     /* RUNTEEN only */
+    rsv = rx_one(td, runt, sizeof(runt), NULL);
+    g_assert_true(RSV_BIT(rsv, 31) && RSV_BIT(rsv, 23));
+    /* Shorter than a header and an FCS: no frame */
+    seen = rx_seen(qts);
+    send_frame(td->fd, f, 17);
+    wait_rx_seen(qts, seen + 1);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 1);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-bad-fcs"), ==, 4);
+}
+
+static void test_rx_control(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[60];
+    uint64_t rsv;
+
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), test_mac, 1);
+    f[12] = 0x88;
+    f[13] = 0x08;
+    f[14] = 0x00;
+    f[15] = 0x01;                           /* PAUSE */
+    /* Consumed by the MAC unless PASSALL */
+    rx_reject(td, f, sizeof(f));
+    u16op(qts, OP_BFSU, MACON1, 0x0002);
+    rsv = rx_one(td, f, sizeof(f), NULL);
+    g_assert_true(RSV_BIT(rsv, 27) && RSV_BIT(rsv, 28));
+    g_assert_false(RSV_BIT(rsv, 29));
+    f[15] = 0x02;
+    rsv = rx_one(td, f, sizeof(f), NULL);
+    g_assert_true(RSV_BIT(rsv, 27) && RSV_BIT(rsv, 29));
+    g_assert_false(RSV_BIT(rsv, 28));
+}
+
+static void test_rx_even(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[101];
+    uint16_t next;
+    uint64_t rsv;
+
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), test_mac, 1);
+    rsv = rx_one(td, f, sizeof(f), NULL);
+    read_rx_hdr(qts, RX_START, &next);
+    g_assert_cmphex(rsv & 0xffff, ==, 105);
+    /* 8 + 105 rounded up to an even address */
+    g_assert_cmphex(next, ==, RX_START + 114);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, next);
+    rx_one(td, f, sizeof(f), NULL);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, RX_START + 228);
+}
+
+static void test_rx_ring_full(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[60];
+
+    make_frame(f, sizeof(f), test_mac, 1);
+    /* ERXTAIL == ERXHEAD: the ring is full */
+    wcru(qts, ERXTAIL, RX_START);
+    cmd(qts, OP_ENABLERX);
+    send_frame(td->fd, f, sizeof(f));
+    wait_rx_seen(qts, 1);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 1);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_RXABTIF, ==, EIR_RXABTIF);
+    /* 72 bytes needed: the head may not reach the tail */
+    wcru(qts, ERXTAIL, RX_START + 72);
+    send_frame(td->fd, f, sizeof(f));
+    wait_rx_seen(qts, 2);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 2);
+    wcru(qts, ERXTAIL, RX_START + 74);
+    rx_one(td, f, sizeof(f), NULL);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, RX_START + 72);
+    /* Empty again once the tail is set to head - 2 */
+    cmd(qts, OP_SETPKTDEC);
+    wcru(qts, ERXTAIL, RX_START + 70);
+    rx_one(td, f, sizeof(f), NULL);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, RX_START + 144);
+}
+
+static void test_rx_rxrst(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[60];
+
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), test_mac, 1);
+    rx_one(td, f, sizeof(f), NULL);
+    u16op(qts, OP_BFSU, ECON2, 0x0020);     /* RXRST */
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, RX_START);
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0);
+    g_assert_cmphex(rcru(qts, ECON2) & 0x0020, ==, 0x0020);
+    /* Held in the backend while RXRST is set */
+    send_frame(td->fd, f, sizeof(f));
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0);
+    u16op(qts, OP_BFCU, ECON2, 0x0020);
+    g_assert_true(wait_pktcnt(qts, 1));
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, RX_START + 72);
+}
+
+/* One byte of an SFR through RCRU, or through RCR in its bank */
+static uint8_t rcru8(QTestState *qts, uint8_t addr)
+{
+    uint8_t tx[3] = { OP_RCRU, addr }, rx[3];
+
+    spi(qts, tx, rx, 3);
+    return rx[2];
+}
+
+static uint8_t rcr8_banked(QTestState *qts, uint8_t addr)
+{
+    uint8_t tx[3] = { OP_BSEL(addr >> 5), addr & 0x1f }, rx[3];
+
+    spi(qts, tx, rx, 3);
+    return rx[2];
+}
+
+static void test_rx_erxhead_shadow(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    const unsigned start = 0x5080, next = start + 8 + 204;
+    const unsigned third = next + 212, end = third + 8 + 304;
+    uint8_t f[200], f3[300];
+
+    /* The first frame takes the head from 0x5080 to 0x5154 */
+    wcru(qts, ERXST, start);
+    wcru(qts, ERXTAIL, SRAM_END - 1);
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), test_mac, 1);
+    make_frame(f3, sizeof(f3), test_mac, 3);
+
+    /* RCRU: low byte, a frame is stored, then the high byte */
+    g_assert_cmphex(rcru8(qts, ERXHEAD), ==, start & 0xff);
+    send_frame(td->fd, f, sizeof(f));
+    g_assert_true(wait_pktcnt(qts, 1));
+    g_assert_cmphex(rcru8(qts, ERXHEAD + 1), ==, start >> 8);
+    /* Low byte first in one cycle reads the new head */
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, next);
+
+    /* The same through banked RCR */
+    g_assert_cmphex(rcr8_banked(qts, ERXHEAD), ==, next & 0xff);
+    cmd(qts, OP_SETPKTDEC);
+    wcru(qts, ERXTAIL, next - 2);
+    send_frame(td->fd, f, sizeof(f));
+    g_assert_true(wait_pktcnt(qts, 1));
+    g_assert_cmphex(rcr8_banked(qts, ERXHEAD + 1), ==, next >> 8);
+    g_assert_cmphex(rcr_banked(qts, ERXHEAD), ==, third);
+
+    /* A high byte read alone returns the byte the last low read latched */
+    g_assert_cmphex(rcru8(qts, ERXHEAD), ==, third & 0xff);
+    cmd(qts, OP_SETPKTDEC);
+    wcru(qts, ERXTAIL, third - 2);
+    send_frame(td->fd, f3, sizeof(f3));
+    g_assert_true(wait_pktcnt(qts, 1));
+    g_assert_cmphex(third >> 8, !=, end >> 8);
+    g_assert_cmphex(rcru8(qts, ERXHEAD + 1), ==, third >> 8);
+    g_assert_cmphex(rcru8(qts, ERXHEAD + 1), ==, third >> 8);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, end);
+    g_assert_cmphex(rcru8(qts, ERXHEAD + 1), ==, end >> 8);
+
+    /* Moving the head by software refreshes the latch: ERXST, RXRST */
+    wcru(qts, ERXST, RX_START);
+    g_assert_cmphex(rcru8(qts, ERXHEAD + 1), ==, RX_START >> 8);
+    g_assert_cmphex(rcru8(qts, ERXHEAD), ==, RX_START & 0xff);
+    wcru(qts, ERXST, start);
+    g_assert_cmphex(rcru8(qts, ERXHEAD + 1), ==, start >> 8);
+    g_assert_cmphex(rcru8(qts, ERXHEAD), ==, start & 0xff);
+    u16op(qts, OP_BFSU, ECON2, 0x0020);     /* RXRST */
+    g_assert_cmphex(rcru8(qts, ERXHEAD + 1), ==, start >> 8);
+    u16op(qts, OP_BFCU, ECON2, 0x0020);
+    /* ... and so does a reset */
+    cmd(qts, OP_SETETHRST);
+    g_assert_cmphex(rcru8(qts, ERXHEAD + 1), ==, RX_START >> 8);
+}
+
+/* Wait for the model to see n frames in all, with the clock stopped */
+static void wait_rx_seen_frozen(QTestState *qts, uint64_t n)
+{
+    gint64 end = g_get_monotonic_time() + TIMEOUT_SECONDS * G_USEC_PER_SEC;
+
+    while (rx_seen(qts) < n && g_get_monotonic_time() < end) {
+        g_usleep(1000);
+    }
+    g_assert_cmpuint(rx_seen(qts), ==, n);
+}
+
+/*
+ * Two frames back to back: the first is received at once, the second
+ * only when the first has left the wire (the clock does not run unless
+ * stepped, so the backend has long offered the second frame by then).
+ */
+static void rx_two_paced(TestData *td, const uint8_t *f1, const uint8_t *f2,
+                         size_t len, int64_t wire_ns)
+{
+    QTestState *qts = td->qts;
+    uint64_t seen = rx_seen(qts);
+
+    send_frame(td->fd, f1, len);
+    send_frame(td->fd, f2, len);
+    wait_rx_seen_frozen(qts, seen + 1);
+    g_usleep(100 * 1000);
+    g_assert_cmpuint(rx_seen(qts), ==, seen + 1);
+    qtest_clock_step(qts, wire_ns - 1);
+    g_assert_cmpuint(rx_seen(qts), ==, seen + 1);
+    qtest_clock_step(qts, 1);
+    wait_rx_seen_frozen(qts, seen + 2);
+}
+
+static void test_rx_pacing(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[1000], other[1000];
+
+    /* A ring for all the frames */
+    wcru(qts, ERXST, 0x0800);
+    wcru(qts, ERXTAIL, SRAM_END - 1);
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), test_mac, 1);
+    make_frame(other, sizeof(other), other_mac, 2);
+
+    rx_two_paced(td, f, f, sizeof(f), WIRE_NS(1000));
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 2);
+
+    /* A filtered frame occupies the wire too */
+    qtest_clock_step(qts, WIRE_NS(1000));
+    rx_two_paced(td, other, f, sizeof(f), WIRE_NS(1000));
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-filtered"), ==, 1);
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 3);
+
+    /* Ten times the wire time at 10 Mbit/s (forced half duplex) */
+    phy_write(qts, 0x00, 0x0000);
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, 0x04);
+    rx_two_paced(td, f, f, sizeof(f), 10 * WIRE_NS(1000));
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 5);
+
+    /* Short frames take the wire time of a minimum-size frame */
+    phy_write(qts, 0x00, 0x1200);
+    qtest_clock_step(qts, AUTONEG_NS);
+    rx_two_paced(td, f, f, 42, WIRE_NS(42));
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-frames"), ==, 7);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 0);
+}
+
+/* Transmit */
+
+static void test_tx_padcfg(void)
+{
+    static const struct {
+        unsigned padcfg;
+        bool vlan;
+        size_t sent, wire;
+    } vec[] = {
+        { 0, false, 42, 46 }, { 1, false, 60, 64 }, { 3, false, 64, 68 },
+        { 5, false, 60, 64 }, { 5, true, 64, 68 }, { 7, false, 64, 68 },
+        { 2, false, 42, 46 }, { 6, false, 42, 46 },
+    };
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[42], out[128];
+    size_t i, len;
+
+    for (i = 0; i < ARRAY_SIZE(vec); i++) {
+        make_frame(f, sizeof(f), other_mac, i);
+        if (vec[i].vlan) {
+            f[12] = 0x81;
+            f[13] = 0x00;
+        }
+        wcru(qts, MACON2, 0x4012 | (vec[i].padcfg << 5));
+        tx_load(qts, f, sizeof(f));
+        cmd(qts, OP_SETTXRTS);
+        len = recv_frame(td->fd, out, sizeof(out));
+        g_assert_cmpuint(len, ==, vec[i].sent);
+        g_assert_cmpmem(out, 42, f, 42);
+        g_assert_cmphex(rcru(qts, ETXWIRE), ==, vec[i].wire);
+    }
+}
+
+static void test_tx_host_crc(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[64], out[128];
+
+    /* PADCFG 000, TXCRCEN 0: the buffer carries its own FCS */
+    wcru(qts, MACON2, 0x4002);
+    make_frame(f, sizeof(f), other_mac, 1);
+    stl_le_p(f + 60, fcs32(f, 60));
+    tx_load(qts, f, sizeof(f));
+    cmd(qts, OP_SETTXRTS);
+    g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==, 60);
+    g_assert_cmpmem(out, 60, f, 60);
+    g_assert_cmphex(rcru(qts, ETXWIRE), ==, 64);
+    g_assert_cmphex(rcru(qts, ETXSTAT), ==, 0);
+    /* A bad FCS: CRCBAD, the frame does not reach the peer */
+    f[60] ^= 0xff;
+    tx_load(qts, f, sizeof(f));
+    u16op(qts, OP_BFCU, EIR, EIR_TXIF);
+    cmd(qts, OP_SETTXRTS);
+    g_assert_cmphex(rcru(qts, ETXSTAT) & 0x0010, ==, 0x0010);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_TXIF, ==, EIR_TXIF);
+    g_assert_true(tx_nothing_sent(td->fd));
+}
+
+static void test_tx_txmac(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[60], out[128];
+
+    make_frame(f, sizeof(f), other_mac, 1);
+    u16op(qts, OP_BFSU, ECON2, 0x2000);     /* TXMAC */
+    tx_load(qts, f, sizeof(f));
+    cmd(qts, OP_SETTXRTS);
+    g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==, 60);
+    g_assert_cmpmem(out + 6, 6, test_mac, 6);
+    g_assert_cmpmem(out + 12, 48, f + 12, 48);
+    /* The SRAM copy is not modified */
+    wptr(qts, OP_WGPRDPT, 6);
+    sram_stream(qts, OP_RGPDATA, NULL, out, 6);
+    g_assert_cmpmem(out, 6, f + 6, 6);
+}
+
+static void test_tx_mamxfl(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[200], out[256];
+
+    make_frame(f, sizeof(f), other_mac, 1);
+    wcru(qts, MAMXFL, 203);                 /* 200 + FCS = 204 */
+    tx_load(qts, f, sizeof(f));
+    cmd(qts, OP_SETTXRTS);
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
+                    EIR_TXABTIF);
+    g_assert_cmphex(rcru(qts, ETXWIRE), ==, 0);
+    g_assert_true(tx_nothing_sent(td->fd));
+    u16op(qts, OP_BFSU, MACON2, 0x0004);    /* HFRMEN */
+    u16op(qts, OP_BFCU, EIR, EIR_TXABTIF);
+    cmd(qts, OP_SETTXRTS);
+    g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==, 200);
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
+                    EIR_TXIF);
+    g_assert_cmphex(rcru(qts, ETXWIRE), ==, 204);
+}
+
+static void test_tx_txrst(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[60], out[128];
+
+    make_frame(f, sizeof(f), other_mac, 1);
+    tx_load(qts, f, sizeof(f));
+    u16op(qts, OP_BFSU, ECON2, 0x0040);     /* TXRST */
+    cmd(qts, OP_SETTXRTS);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==, 0);
+    g_assert_true(tx_nothing_sent(td->fd));
+    u16op(qts, OP_BFCU, ECON2, 0x0040);
+    /* TXRTS through a register write transmits */
+    u16op(qts, OP_BFSU, ECON1, ECON1_TXRTS);
+    g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==, 60);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
+}
+
+static void test_tx_interrupts(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[60], out[128];
+
+    make_frame(f, sizeof(f), other_mac, 1);
+    tx_load(qts, f, sizeof(f));
+    wcru(qts, EIE, EIE_INTIE | EIE_TXABTIE);
+    cmd(qts, OP_SETTXRTS);
+    recv_frame(td->fd, out, sizeof(out));
+    /* TXIF is set but not enabled */
+    g_assert_cmphex(rcru(qts, EIR) & EIR_TXIF, ==, EIR_TXIF);
+    g_assert_false(int_asserted(qts));
+    set_link(qts, false);
+    u16op(qts, OP_BFCU, EIR, 0xffff);
+    cmd(qts, OP_SETTXRTS);
+    g_assert_true(int_asserted(qts));
+    g_assert_cmphex(rcru(qts, EIR) & EIR_TXABTIF, ==, EIR_TXABTIF);
+    /* Back up: TXIE and a good frame */
+    set_link(qts, true);
+    qtest_clock_step(qts, AUTONEG_NS);
+    wcru(qts, EIE, EIE_INTIE | EIE_TXIE);
+    u16op(qts, OP_BFCU, EIR, 0xffff);
+    g_assert_false(int_asserted(qts));
+    cmd(qts, OP_SETTXRTS);
+    recv_frame(td->fd, out, sizeof(out));
+    g_assert_true(int_asserted(qts));
+}
+
+/* DMA */
+
+static uint16_t csum16(const uint8_t *p, size_t len)
+{
+    uint32_t sum = 0;
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        sum += (i & 1) ? p[i] : (p[i] << 8);
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return ~sum & 0xffff;
+}
+
+/* EDMACS as read with RCRU: the checksum in network byte order */
+static uint16_t cs_reg(uint16_t cs)
+{
+    return bswap16(cs);
+}
+
+static void dma_setup(QTestState *qts, uint16_t src, uint16_t len,
+                      uint16_t dst)
+{
+    wcru(qts, EDMAST, src);
+    wcru(qts, EDMALEN, len);
+    wcru(qts, EDMADST, dst);
+}
+
+static void test_dma_checksum(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t data[33], back[33], zero[33] = { 0 };
+    size_t i;
+
+    for (i = 0; i < sizeof(data); i++) {
+        data[i] = i * 37 + 11;
+    }
+    wptr(qts, OP_WGPWRPT, 0x300);
+    sram_stream(qts, OP_WGPDATA, data, NULL, sizeof(data));
+    dma_setup(qts, 0x300, sizeof(data), 0x400);
+    wcru(qts, EIE, EIE_INTIE | EIE_DMAIE);
+    cmd(qts, OP_DMACKSUM);
+    /* Odd length: the last byte is padded with zero */
+    g_assert_cmphex(rcru(qts, EDMACS), ==, cs_reg(csum16(data, 33)));
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_DMAST, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_DMAIF, ==, EIR_DMAIF);
+    g_assert_true(int_asserted(qts));
+    /* No copy was made */
+    wptr(qts, OP_WGPRDPT, 0x400);
+    sram_stream(qts, OP_RGPDATA, NULL, back, sizeof(back));
+    g_assert_cmpmem(back, sizeof(back), zero, sizeof(zero));
+}
+
+static void test_dma_seeded(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t data[40], back[20];
+    uint16_t whole;
+    size_t i;
+
+    for (i = 0; i < sizeof(data); i++) {
+        data[i] = i * 91 + 5;
+    }
+    whole = cs_reg(csum16(data, sizeof(data)));
+    wptr(qts, OP_WGPWRPT, 0x100);
+    sram_stream(qts, OP_WGPDATA, data, NULL, sizeof(data));
+    dma_setup(qts, 0x100, 20, 0x200);
+    cmd(qts, OP_DMACKSUM);
+    g_assert_cmphex(rcru(qts, EDMACS), ==, cs_reg(csum16(data, 20)));
+    /* Continue over the second half with the first result as the seed */
+    dma_setup(qts, 0x114, 20, 0x200);
+    cmd(qts, OP_DMACKSUMS);
+    g_assert_cmphex(rcru(qts, EDMACS), ==, whole);
+    /* DMACOPYS: the same, and the data are copied */
+    dma_setup(qts, 0x100, 20, 0x200);
+    cmd(qts, OP_DMACKSUM);
+    dma_setup(qts, 0x114, 20, 0x200);
+    cmd(qts, OP_DMACOPYS);
+    g_assert_cmphex(rcru(qts, EDMACS), ==, whole);
+    wptr(qts, OP_WGPRDPT, 0x200);
+    sram_stream(qts, OP_RGPDATA, NULL, back, sizeof(back));
+    g_assert_cmpmem(back, 20, data + 20, 20);
+}
+
+static void test_dma_copy_nocs(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t data[16] = { 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37,
+                         0x38, 0x39, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66 };
+    uint8_t back[16];
+
+    wptr(qts, OP_WGPWRPT, 0x100);
+    sram_stream(qts, OP_WGPDATA, data, NULL, sizeof(data));
+    dma_setup(qts, 0x100, sizeof(data), 0x180);
+    wcru(qts, EDMACS, 0x1234);
+    /* Copy without checksum through an ECON1 write */
+    u16op(qts, OP_BFSU, ECON1, ECON1_DMAST | ECON1_DMACPY | ECON1_DMANOCS);
+    g_assert_cmphex(rcru(qts, EDMACS), ==, 0x1234);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_DMAST, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_DMAIF, ==, EIR_DMAIF);
+    wptr(qts, OP_WGPRDPT, 0x180);
+    sram_stream(qts, OP_RGPDATA, NULL, back, sizeof(back));
+    g_assert_cmpmem(back, 16, data, 16);
+    g_assert_cmphex(rcru(qts, EDMAST), ==, 0x100);
+}
+
+static void test_dma_wrap(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, back[8];
+
+    /* Source across the end of the SRAM: continues at ERXST */
+    wptr(qts, 0x70, SRAM_END - 3);          /* WRXWRPT */
+    sram_stream(qts, OP_WRXDATA, data, NULL, sizeof(data));
+    dma_setup(qts, SRAM_END - 3, sizeof(data), 0x0010);
+    cmd(qts, OP_DMACOPY);
+    wptr(qts, OP_WGPRDPT, 0x0010);
+    sram_stream(qts, OP_RGPDATA, NULL, back, sizeof(back));
+    g_assert_cmpmem(back, 8, data, 8);
+    g_assert_cmphex(rcru(qts, EDMACS), ==, cs_reg(csum16(data, 8)));
+    /* Destination across the end too */
+    dma_setup(qts, 0x0010, sizeof(data), SRAM_END - 1);
+    memset(back, 0, sizeof(back));
+    cmd(qts, OP_DMACOPY);
+    wptr(qts, OP_WRXRDPT, SRAM_END - 1);
+    sram_stream(qts, OP_RRXDATA, NULL, back, sizeof(back));
+    g_assert_cmpmem(back, 8, data, 8);
+}
+
+/* Flow control */
+
+static void test_flow_control(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    cmd(qts, OP_FCMULTIPLE);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_FCOP, ==, 0x0080);
+    cmd(qts, OP_FCDISABLE);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_FCOP, ==, 0);
+    /* One-shot operations complete at once */
+    cmd(qts, OP_FCSINGLE);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_FCOP, ==, 0);
+    cmd(qts, OP_FCMULTIPLE);
+    cmd(qts, OP_FCCLEAR);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_FCOP, ==, 0);
+    /* The registers are stored and read back */
+    wcru(qts, EPAUS, 0x0abc);
+    g_assert_cmphex(rcru(qts, EPAUS), ==, 0x0abc);
+    wcru(qts, ERXWM, 0x0f0a);
+    g_assert_cmphex(rcru(qts, ERXWM), ==, 0x0f0a);
+    u16op(qts, OP_BFSU, ECON2, 0x0080);     /* AUTOFC */
+    g_assert_cmphex(rcru(qts, ECON2) & 0x0080, ==, 0x0080);
+    g_assert_true(rcru(qts, ESTAT) & ESTAT_FCIDLE);
+}
+
+/* PHY */
+
+static void test_phy_busy(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, 0);
+    wcru(qts, MIREGADR, 0x0100 | 0x04);
+    wcru(qts, MICMD, 1);                    /* MIIRD */
+    g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, MISTAT_BUSY);
+    qtest_clock_step(qts, 20000);
+    g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, MISTAT_BUSY);
+    qtest_clock_step(qts, 6000);
+    g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, 0);
+    wcru(qts, MICMD, 0);
+    g_assert_cmphex(rcru(qts, MIRD), ==, 0x01e1);
+    /* MIWR: busy from the high byte */
+    {
+        uint8_t tx[3] = { OP_WCRU, MIWR, 0x61 };
+
+        spi(qts, tx, NULL, 3);
+        g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, 0);
+    }
+    wcru(qts, MIWR, 0x0061);
+    g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, MISTAT_BUSY);
+    qtest_clock_step(qts, 26000);
+    g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, 0);
+    g_assert_cmphex(phy_read(qts, 0x04), ==, 0x0061);
+}
+
+static void test_phy_autoneg(void)
+{
+    static const struct {
+        uint16_t phcon1, phana, phstat3;
+        bool dpx;
+    } vec[] = {
+        { 0x1000, 0x05e1, 0x18, true },     /* 100 full */
+        { 0x1000, 0x00a1, 0x08, false },    /* 100 half */
+        { 0x1000, 0x0061, 0x14, true },     /* 10 full */
+        { 0x1000, 0x0021, 0x04, false },    /* 10 half */
+        { 0x2100, 0x01e1, 0x18, true },     /* forced 100 full */
+        { 0x2000, 0x01e1, 0x08, false },    /* forced 100 half */
+        { 0x0100, 0x01e1, 0x14, true },     /* forced 10 full */
+        { 0x0000, 0x01e1, 0x04, false },    /* forced 10 half */
+    };
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    size_t i;
+
+    g_assert_cmphex(phy_read(qts, 0x05), ==, 0x45e1);   /* PHANLPA */
+    g_assert_cmphex(phy_read(qts, 0x06), ==, 0x0003);   /* PHANE */
+    for (i = 0; i < ARRAY_SIZE(vec); i++) {
+        phy_write(qts, 0x04, vec[i].phana);
+        phy_write(qts, 0x00, vec[i].phcon1 | 0x0200);  /* RENEG */
+        qtest_clock_step(qts, AUTONEG_NS);
+        g_assert_cmphex(phy_read(qts, 0x00), ==, vec[i].phcon1);
+        g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, vec[i].phstat3);
+        g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYDPX, ==,
+                        vec[i].dpx ? ESTAT_PHYDPX : 0);
+        g_assert_cmphex(phy_read(qts, 0x01) & 0x20, ==,
+                        (vec[i].phcon1 & 0x1000) ? 0x20 : 0);
+    }
+    /* Link down: no partner ability, no speed */
+    set_link(qts, false);
+    g_assert_cmphex(phy_read(qts, 0x05), ==, 0);
+    g_assert_cmphex(phy_read(qts, 0x06), ==, 0);
+    g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, 0);
+    g_assert_cmphex(rcru(qts, ESTAT) & (ESTAT_PHYLNK | ESTAT_PHYDPX), ==, 0);
+}
+
+static void test_phy_reset(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    phy_write(qts, 0x04, 0x0021);
+    phy_write(qts, 0x11, 0x0002);           /* PHCON2 */
+    phy_write(qts, 0x00, 0x0100);
+    g_assert_cmphex(phy_read(qts, 0x11), ==, 0x0002);
+    phy_write(qts, 0x00, 0x8000);           /* PRST */
+    g_assert_cmphex(phy_read(qts, 0x00), ==, 0x1000);
+    g_assert_cmphex(phy_read(qts, 0x04), ==, 0x01e1);
+    g_assert_cmphex(phy_read(qts, 0x11), ==, 0);
+    /* Read-only and absent PHY registers */
+    phy_write(qts, 0x01, 0);
+    g_assert_cmphex(phy_read(qts, 0x01) & 0x7800, ==, 0x7800);
+    phy_write(qts, 0x02, 0x1234);
+    g_assert_cmphex(phy_read(qts, 0x02), ==, 0);
+    /* SETETHRST resets the PHY too */
+    phy_write(qts, 0x04, 0x0021);
+    cmd(qts, OP_SETETHRST);
+    g_assert_cmphex(phy_read(qts, 0x04), ==, 0x01e1);
+}
+
+static uint16_t estat_link(QTestState *qts)
+{
+    return rcru(qts, ESTAT) & (ESTAT_PHYLNK | ESTAT_PHYDPX);
+}
+
+static void test_phy_reneg(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    wcru(qts, EIE, EIE_INTIE | EIE_LINKIE);
+    g_assert_cmphex(phy_read(qts, 0x01) & 0x24, ==, 0x24);  /* ANDONE, LL */
+    /* RENEG: the link drops at once, with LINKIF and INT */
+    wcru(qts, MIREGADR, 0x0100);
+    wcru(qts, MIWR, 0x1200);
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
+    g_assert_true(int_asserted(qts));
+    u16op(qts, OP_BFCU, EIR, EIR_LINKIF);
+    g_assert_false(int_asserted(qts));
+    /* Up again after autoneg-delay-ms, not before */
+    qtest_clock_step(qts, AUTONEG_NS - 1);
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
+    g_assert_false(int_asserted(qts));
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
+    g_assert_true(int_asserted(qts));
+    u16op(qts, OP_BFCU, EIR, EIR_LINKIF);
+
+    /* While negotiating: no ANDONE, LLSTAT latched low, no partner */
+    phy_write(qts, 0x00, 0x1200);
+    g_assert_cmphex(phy_read(qts, 0x00), ==, 0x1000);   /* self-clearing */
+    g_assert_cmphex(phy_read(qts, 0x01) & 0x24, ==, 0);
+    g_assert_cmphex(phy_read(qts, 0x05), ==, 0);
+    g_assert_cmphex(phy_read(qts, 0x06), ==, 0);
+    g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, 0);
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(phy_read(qts, 0x01) & 0x24, ==, 0x24);
+    g_assert_cmphex(phy_read(qts, 0x05), ==, 0x45e1);
+    g_assert_cmphex(phy_read(qts, 0x06), ==, 0x0003);
+    g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, 0x18);
+
+    /* PRST too: the PHY resets and negotiates again */
+    u16op(qts, OP_BFCU, EIR, EIR_LINKIF);
+    phy_write(qts, 0x00, 0x8000);
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    g_assert_cmphex(phy_read(qts, 0x00), ==, 0x1000);
+    /* LLSTAT was not read while down: it reads 0 once, then 1 */
+    g_assert_cmphex(phy_read(qts, 0x01) & 0x24, ==, 0x20);
+    g_assert_cmphex(phy_read(qts, 0x01) & 0x24, ==, 0x24);
+}
+
+static void test_phy_mode_change(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    /* Forced 10 Mbit/s half duplex: down, then up in the new mode */
+    phy_write(qts, 0x00, 0x0000);
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK);
+    g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, 0x04);
+    /* Forced full duplex */
+    phy_write(qts, 0x00, 0x0100);
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, 0x14);
+
+    /*
+     * A new advertisement takes effect at the next negotiation: here
+     * when ANEN is set again, 10 Mbit/s full duplex the best common mode.
+     */
+    phy_write(qts, 0x04, 0x0061);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    phy_write(qts, 0x00, 0x1000);
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, 0x14);
+    /* Advertising 100 Mbit/s changes nothing until RENEG */
+    phy_write(qts, 0x04, 0x01e1);
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, 0x14);
+    phy_write(qts, 0x00, 0x1200);
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, 0x18);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+
+    /* A reset that changes the mode renegotiates, as PRST does */
+    phy_write(qts, 0x00, 0x2000);
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK);
+    cmd(qts, OP_SETETHRST);
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+}
+
+static void test_phy_same_mode(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    /* Rewriting the mode in force, or bits the mode ignores: no drop */
+    phy_write(qts, 0x00, 0x1000);
+    phy_write(qts, 0x00, 0x3100);           /* SPD100, PFULDPX under ANEN */
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
+    phy_write(qts, 0x00, 0x2100);           /* forced 100 full: a change */
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    qtest_clock_step(qts, AUTONEG_NS);
+    u16op(qts, OP_BFCU, EIR, EIR_LINKIF);
+    phy_write(qts, 0x00, 0x2100);
+    phy_write(qts, 0x00, 0x2300);           /* RENEG without ANEN */
+    g_assert_cmphex(phy_read(qts, 0x00), ==, 0x2100);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
+    /* PHCON2 and the advertisement alone: no drop either */
+    phy_write(qts, 0x11, 0x0002);
+    phy_write(qts, 0x04, 0x0021);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
+    /* Neither does a reset that leaves the mode alone */
+    phy_write(qts, 0x00, 0x1000);
+    qtest_clock_step(qts, AUTONEG_NS);
+    phy_write(qts, 0x04, 0x01e1);
+    phy_write(qts, 0x00, 0x1200);
+    qtest_clock_step(qts, AUTONEG_NS);
+    cmd(qts, OP_SETETHRST);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
+}
+
+static void test_phy_link_delay(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    /* QEMU's link up: the PHY negotiates first */
+    set_link(qts, false);
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    u16op(qts, OP_BFCU, EIR, EIR_LINKIF);
+    set_link(qts, true);
+    qtest_clock_step(qts, AUTONEG_NS - 1);
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
+    /* set_link up again while up: nothing happens */
+    u16op(qts, OP_BFCU, EIR, EIR_LINKIF);
+    set_link(qts, true);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    /* QEMU's link going down ends a negotiation */
+    phy_write(qts, 0x00, 0x1200);
+    set_link(qts, false);
+    qtest_clock_step(qts, 2 * AUTONEG_NS);
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    /* RENEG and PRST without a partner: still down */
+    phy_write(qts, 0x00, 0x1200);
+    phy_write(qts, 0x00, 0x8000);
+    qtest_clock_step(qts, 2 * AUTONEG_NS);
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    /* A transmission while the link is down aborts */
+    set_link(qts, true);
+    qtest_clock_step(qts, AUTONEG_NS / 2);
+    {
+        uint8_t f[60];
+
+        make_frame(f, sizeof(f), other_mac, 1);
+        tx_load(qts, f, sizeof(f));
+        u16op(qts, OP_BFCU, EIR, 0xffff);
+        cmd(qts, OP_SETTXRTS);
+        g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
+                        EIR_TXABTIF);
+    }
+    qtest_clock_step(qts, AUTONEG_NS / 2);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+}
+
+/* Reset */
+
+static void test_reset_wcr_ethrst(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    wcru(qts, MAADR1, 0x1102);
+    wcru(qts, ERXFCON, 0);
+    wcru(qts, EIE, 0);
+    cmd(qts, OP_BSEL(3));
+    /* WCR ECON2 (bank 3, offset 0x0e) with ETHRST */
+    wcr_banked(qts, ECON2, 0xc210);
+    /* The reset ends the cycle: the high byte goes nowhere */
+    g_assert_cmphex(rcru(qts, ECON2), ==, 0xcb00);
+    g_assert_cmphex(rcru(qts, EDMADST), ==, 0);
+    g_assert_cmphex(rcru(qts, MAADR1), ==, test_mac[0] | (test_mac[1] << 8));
+    g_assert_cmphex(rcru(qts, ERXFCON), ==, 0x0059);
+    g_assert_cmphex(rcru(qts, EIE), ==, 0x8010);
+    g_assert_cmphex(rcru(qts, ESTAT) & (ESTAT_CLKRDY | ESTAT_RSTDONE |
+                                        ESTAT_PHYRDY), ==,
+                    ESTAT_CLKRDY | ESTAT_RSTDONE | ESTAT_PHYRDY);
+    {
+        uint8_t tx[2] = { OP_RBSEL, 0 }, rx[2];
+
+        spi(qts, tx, rx, 2);
+        g_assert_cmphex(rx[1], ==, 0);
+    }
+}
+
+static void test_reset_system(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t data[4] = { 1, 2, 3, 4 }, back[4];
+    QDict *rsp;
+
+    wptr(qts, OP_WGPWRPT, 0x10);
+    sram_stream(qts, OP_WGPDATA, data, NULL, 4);
+    wcru(qts, ECON2, 0xc000);
+    /* A system reset is a power-on reset: SRAM cleared, COCON back */
+    rsp = qtest_qmp(qts, "{ 'execute': 'system_reset' }");
+    qobject_unref(rsp);
+    qtest_qmp_eventwait(qts, "RESET");
+    board_init(qts);
+    g_assert_cmphex(rcru(qts, ECON2), ==, 0xcb00);
+    wptr(qts, OP_WGPRDPT, 0x10);
+    sram_stream(qts, OP_RGPDATA, NULL, back, 4);
+    g_assert_cmphex(ldl_le_p(back), ==, 0);
+    g_assert_false(int_asserted(qts));
+}
+
+/* Interrupts */
+
+static void test_int_gating(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    wcru(qts, EIE, EIE_INTIE);
+    u16op(qts, OP_BFSU, EIR, EIR_TXIF);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_INT, ==, 0);
+    g_assert_false(int_asserted(qts));
+    /* Enabling the flag asserts INT at once */
+    u16op(qts, OP_BFSU, EIE, EIE_TXIE);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_INT, ==, ESTAT_INT);
+    g_assert_true(int_asserted(qts));
+    /* CLREIE releases the pin, ESTAT.INT stays */
+    cmd(qts, OP_CLREIE);
+    g_assert_false(int_asserted(qts));
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_INT, ==, ESTAT_INT);
+    cmd(qts, OP_SETEIE);
+    g_assert_true(int_asserted(qts));
+    /* Clearing the enable releases it, as does clearing the flag */
+    u16op(qts, OP_BFCU, EIE, EIE_TXIE);
+    g_assert_false(int_asserted(qts));
+    u16op(qts, OP_BFSU, EIE, EIE_TXIE);
+    g_assert_true(int_asserted(qts));
+    u16op(qts, OP_BFCU, EIR, EIR_TXIF);
+    g_assert_false(int_asserted(qts));
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_INT, ==, 0);
+}
+
+static void test_int_pktif(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[60];
+
+    wcru(qts, EIE, EIE_INTIE | EIE_PKTIE);
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), test_mac, 1);
+    rx_one(td, f, sizeof(f), NULL);
+    rx_one(td, f, sizeof(f), NULL);
+    g_assert_true(int_asserted(qts));
+    /* PKTIF cannot be cleared while PKTCNT != 0 */
+    u16op(qts, OP_BFCU, EIR, EIR_PKTIF);
+    g_assert_true(int_asserted(qts));
+    cmd(qts, OP_SETPKTDEC);
+    g_assert_true(int_asserted(qts));
+    cmd(qts, OP_SETPKTDEC);
+    g_assert_false(int_asserted(qts));
+    g_assert_cmphex(rcru(qts, EIR) & EIR_PKTIF, ==, 0);
+}
+
+/* Fault injection */
+
+static void inject(QTestState *qts, const char *fault)
+{
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'qom-set', 'arguments': "
+                           "{ 'path': %s, 'property': 'inject', "
+                           "'value': %s } }", ENC_PATH, fault);
+
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+}
+
+static void qom_set_bool(QTestState *qts, const char *prop, bool value)
+{
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'qom-set', 'arguments': "
+                           "{ 'path': %s, 'property': %s, 'value': %i } }",
+                           ENC_PATH, prop, value);
+
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+}
+
+static bool qom_get_bool(QTestState *qts, const char *prop)
+{
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
+                           "{ 'path': %s, 'property': %s } }",
+                           ENC_PATH, prop);
+    bool v;
+
+    g_assert(qdict_haskey(rsp, "return"));
+    v = qdict_get_bool(rsp, "return");
+    qobject_unref(rsp);
+    return v;
+}
+
+/* The count of one kind of injected fault in spi-stats */
+static uint64_t stat_injected(QTestState *qts, const char *fault)
+{
+    QDict *rsp;
+    uint64_t v;
+
+    rsp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
+                    "{ 'path': %s, 'property': 'spi-stats' } }", ENC_PATH);
+    g_assert(qdict_haskey(rsp, "return"));
+    v = qdict_get_int(qdict_get_qdict(qdict_get_qdict(rsp, "return"),
+                                      "injected"), fault);
+    qobject_unref(rsp);
+    return v;
+}
+
+static void test_fault_names(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    const char *msg;
+    QDict *rsp;
+
+    /* An unknown fault is an error that lists the valid ones */
+    rsp = qtest_qmp(qts, "{ 'execute': 'qom-set', 'arguments': "
+                    "{ 'path': %s, 'property': 'inject', "
+                    "'value': 'rx-bad-crc' } }", ENC_PATH);
+    g_assert(qdict_haskey(rsp, "error"));
+    msg = qdict_get_str(qdict_get_qdict(rsp, "error"), "desc");
+    g_assert_nonnull(strstr(msg, "rx-bad-crc"));
+    g_assert_nonnull(strstr(msg, "rx-bad-rsv, rx-next-odd, rx-next-outside, "
+                            "rx-past-head, tx-abort, tx-link-loss, "
+                            "chip-reset"));
+    qobject_unref(rsp);
+    /* Write-only: it reads "" even with a fault armed */
+    inject(qts, "tx-abort");
+    rsp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
+                    "{ 'path': %s, 'property': 'inject' } }", ENC_PATH);
+    g_assert_cmpstr(qdict_get_str(rsp, "return"), ==, "");
+    qobject_unref(rsp);
+    g_assert_false(qom_get_bool(qts, "int-stuck"));
+    g_assert_false(qom_get_bool(qts, "spi-absent"));
+    /* Counted when it takes effect, not when armed */
+    g_assert_cmpuint(stat_get(qts, NULL, "injections"), ==, 0);
+}
+
+/* Receive one frame with a fault armed; returns its header */
+static uint64_t rx_faulty(TestData *td, const char *fault, uint16_t *at,
+                          uint16_t *next)
+{
+    QTestState *qts = td->qts;
+    uint8_t f[100];
+    uint64_t rsv;
+
+    make_frame(f, sizeof(f), test_mac, 1);
+    cmd(qts, OP_ENABLERX);
+    inject(qts, fault);
+    rsv = rx_one(td, f, sizeof(f), at);
+    read_rx_hdr(qts, *at, next);
+    /* ERXHEAD is not affected */
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, *at + 8 + 104);
+    g_assert_cmpuint(stat_injected(qts, fault), ==, 1);
+    g_assert_cmpuint(stat_get(qts, NULL, "injections"), ==, 1);
+    /* One shot: the next frame is stored normally */
+    g_assert_cmphex(rx_one(td, f, sizeof(f), NULL) & 0xffff, ==, 104);
+    read_rx_hdr(qts, *at + 8 + 104, next + 1);
+    g_assert_cmphex(next[1], ==, *at + 2 * (8 + 104));
+    g_assert_cmpuint(stat_get(qts, NULL, "injections"), ==, 1);
+    return rsv;
+}
+
+static void test_fault_rx_bad_rsv(void)
+{
+    TestData *td = test_start();
+    uint16_t at, next[2];
+    uint64_t rsv;
+
+    rsv = rx_faulty(td, "rx-bad-rsv", &at, next);
+    g_assert_cmphex(rsv & 0xffff, ==, 0xffff);
+    g_assert_true(RSV_BIT(rsv, 23));            /* received OK */
+    g_assert_true(RSV_BIT(rsv, 36));            /* unicast match */
+    g_assert_cmphex(next[0], ==, at + 8 + 104);
+}
+
+static void test_fault_rx_next_odd(void)
+{
+    TestData *td = test_start();
+    uint16_t at, next[2];
+    uint64_t rsv;
+
+    rsv = rx_faulty(td, "rx-next-odd", &at, next);
+    g_assert_cmphex(rsv & 0xffff, ==, 104);
+    g_assert_cmphex(next[0], ==, at + 8 + 104 + 1);
+}
+
+static void test_fault_rx_next_outside(void)
+{
+    TestData *td = test_start();
+    uint16_t at, next[2];
+    uint64_t rsv;
+
+    rsv = rx_faulty(td, "rx-next-outside", &at, next);
+    g_assert_cmphex(rsv & 0xffff, ==, 104);
+    g_assert_cmphex(next[0], ==, RX_START - 2);
+}
+
+static void test_fault_rx_past_head(void)
+{
+    TestData *td = test_start();
+    uint16_t at, next[2];
+    uint64_t rsv;
+
+    /* Byte count and next pointer agree, on 64 bytes never stored */
+    rsv = rx_faulty(td, "rx-past-head", &at, next);
+    g_assert_cmphex(rsv & 0xffff, ==, 104 + 64);
+    g_assert_true(RSV_BIT(rsv, 23));            /* received OK */
+    g_assert_cmphex(next[0], ==, at + 8 + 104 + 64);
+}
+
+static void test_fault_rx_past_head_small_ring(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[100];
+    uint16_t at, next;
+    uint64_t rsv;
+
+    make_frame(f, sizeof(f), test_mac, 1);
+    /*
+     * A ring of 176 bytes: the 112 bytes stored plus the 64 claimed would
+     * come round to the frame itself, so the fault waits for a frame it
+     * fits
+     */
+    wcru(qts, ERXST, 0x5f50);
+    wcru(qts, ERXTAIL, SRAM_END - 1);
+    cmd(qts, OP_ENABLERX);
+    inject(qts, "rx-past-head");
+    rsv = rx_one(td, f, sizeof(f), &at);
+    g_assert_cmphex(at, ==, 0x5f50);
+    g_assert_cmphex(rsv & 0xffff, ==, 104);
+    read_rx_hdr(qts, at, &next);
+    g_assert_cmphex(next, ==, 0x5f50 + 112);
+    g_assert_cmpuint(stat_injected(qts, "rx-past-head"), ==, 0);
+
+    /*
+     * A ring of 256 bytes: taken by the next frame, then by one whose
+     * claim wraps past the end of the SRAM to ERXST
+     */
+    cmd(qts, OP_SETPKTDEC);
+    wcru(qts, ERXST, 0x5f00);
+    wcru(qts, ERXTAIL, SRAM_END - 1);
+    rsv = rx_one(td, f, sizeof(f), &at);
+    g_assert_cmphex(at, ==, 0x5f00);
+    g_assert_cmphex(rsv & 0xffff, ==, 104 + 64);
+    read_rx_hdr(qts, at, &next);
+    g_assert_cmphex(next, ==, 0x5f00 + 112 + 64);
+    g_assert_cmpuint(stat_injected(qts, "rx-past-head"), ==, 1);
+    inject(qts, "rx-past-head");
+    rsv = rx_one(td, f, sizeof(f), &at);
+    g_assert_cmphex(at, ==, 0x5f70);
+    g_assert_cmphex(rsv & 0xffff, ==, 104 + 64);
+    read_rx_hdr(qts, at, &next);
+    g_assert_cmphex(next, ==, 0x5f00 + (0x70 + 112 + 64) % 0x100);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, 0x5f70 + 112);
+    g_assert_cmpuint(stat_injected(qts, "rx-past-head"), ==, 2);
+}
+
+static void test_fault_tx_abort(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[60], out[128];
+
+    make_frame(f, sizeof(f), other_mac, 1);
+    tx_load(qts, f, sizeof(f));
+    wcru(qts, EIE, EIE_INTIE | EIE_TXABTIE);
+    inject(qts, "tx-abort");
+    cmd(qts, OP_SETTXRTS);
+    g_assert_true(tx_nothing_sent(td->fd));
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
+                    EIR_TXABTIF);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
+    /* MAXCOL, and COLCNT = MACLCON.MAXRET (reset value 15) */
+    g_assert_cmphex(rcru(qts, ETXSTAT), ==, 0x020f);
+    g_assert_cmphex(rcru(qts, ETXWIRE), ==, 0);
+    g_assert_true(int_asserted(qts));
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    g_assert_cmpuint(stat_get(qts, NULL, "tx-frames"), ==, 0);
+    g_assert_cmpuint(stat_injected(qts, "tx-abort"), ==, 1);
+    /* One shot: the retry goes out */
+    u16op(qts, OP_BFCU, EIR, EIR_TXABTIF);
+    g_assert_false(int_asserted(qts));
+    cmd(qts, OP_SETTXRTS);
+    recv_frame(td->fd, out, sizeof(out));
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==, EIR_TXIF);
+    g_assert_cmphex(rcru(qts, ETXSTAT), ==, 0);
+    g_assert_cmpuint(stat_get(qts, NULL, "injections"), ==, 1);
+}
+
+static void test_fault_tx_link_loss(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[60], out[128];
+
+    make_frame(f, sizeof(f), other_mac, 1);
+    tx_load(qts, f, sizeof(f));
+    wcru(qts, EIE, EIE_INTIE | EIE_LINKIE);
+    inject(qts, "tx-link-loss");
+    cmd(qts, OP_SETTXRTS);
+    g_assert_true(tx_nothing_sent(td->fd));
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF | EIR_LINKIF),
+                    ==, EIR_TXABTIF | EIR_LINKIF);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
+    g_assert_cmphex(rcru(qts, ETXWIRE), ==, 0);
+    g_assert_cmphex(estat_link(qts), ==, 0);
+    g_assert_true(int_asserted(qts));
+    /* LLSTAT latched low */
+    g_assert_cmphex(phy_read(qts, 0x01) & 0x0024, ==, 0);
+    /* Back after the negotiation delay */
+    u16op(qts, OP_BFCU, EIR, EIR_LINKIF | EIR_TXABTIF);
+    g_assert_false(int_asserted(qts));
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
+    g_assert_true(int_asserted(qts));
+    cmd(qts, OP_SETTXRTS);
+    recv_frame(td->fd, out, sizeof(out));
+    g_assert_cmphex(rcru(qts, EIR) & EIR_TXIF, ==, EIR_TXIF);
+    g_assert_cmpuint(stat_injected(qts, "tx-link-loss"), ==, 1);
+}
+
+static void test_fault_chip_reset(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t data[4] = { 1, 2, 3, 4 }, back[4];
+
+    wptr(qts, OP_WGPWRPT, 0x10);
+    sram_stream(qts, OP_WGPDATA, data, NULL, 4);
+    wcru(qts, EUDAST, 0x1234);
+    wcru(qts, ERXST, 0x1000);
+    wcru(qts, MACON2, 0x1234);
+    wcru(qts, ECON2, 0xc000);
+    cmd(qts, OP_ENABLERX);
+    cmd(qts, OP_BSEL(2));
+    wcru(qts, EIE, EIE_INTIE | EIE_LINKIE);
+    u16op(qts, OP_BFSU, EIR, EIR_LINKIF);
+    g_assert_true(int_asserted(qts));
+    phy_write(qts, 0x04, 0x05e1);
+
+    inject(qts, "chip-reset");
+    g_assert_false(int_asserted(qts));
+    g_assert_cmphex(rcru(qts, EUDAST), ==, 0);
+    g_assert_cmphex(rcru(qts, ERXST), ==, RX_START);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, RX_START);
+    g_assert_cmphex(rcru(qts, MACON2), ==, 0x40b2);
+    g_assert_cmphex(rcru(qts, ECON1), ==, 0);
+    g_assert_cmphex(rcru(qts, EIE), ==, 0x8010);
+    g_assert_cmphex(rcru(qts, EIR), ==, 0);
+    /* As SETETHRST: COCON kept, MAADR reloaded, bank 0, PHY reset */
+    g_assert_cmphex(rcru(qts, ECON2), ==, 0xc000);
+    g_assert_cmphex(rcru(qts, MAADR1), ==, test_mac[0] | (test_mac[1] << 8));
+    {
+        uint8_t tx[2] = { OP_RBSEL, 0 }, rx[2];
+
+        spi(qts, tx, rx, 2);
+        g_assert_cmphex(rx[1], ==, 0);
+    }
+    g_assert_cmphex(phy_read(qts, 0x04), ==, 0x01e1);
+    /* SRAM kept */
+    wptr(qts, OP_WGPRDPT, 0x10);
+    sram_stream(qts, OP_RGPDATA, NULL, back, 4);
+    g_assert_cmpmem(back, 4, data, 4);
+    g_assert_cmpuint(stat_injected(qts, "chip-reset"), ==, 1);
+    g_assert_cmpuint(stat_get(qts, NULL, "injections"), ==, 1);
+}
+
+static void test_fault_int_stuck(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    wcru(qts, EIE, 0);
+    g_assert_false(int_asserted(qts));
+    qom_set_bool(qts, "int-stuck", true);
+    g_assert_true(qom_get_bool(qts, "int-stuck"));
+    g_assert_true(int_asserted(qts));
+    /* The pin only: ESTAT.INT follows EIR and EIE */
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_INT, ==, 0);
+    /* Nothing the guest does releases it */
+    cmd(qts, OP_CLREIE);
+    u16op(qts, OP_BFCU, EIR, 0xffff);
+    cmd(qts, OP_SETETHRST);
+    wcru(qts, EIE, 0);
+    g_assert_true(int_asserted(qts));
+    /* Released at once, back to the usual rule */
+    qom_set_bool(qts, "int-stuck", false);
+    g_assert_false(int_asserted(qts));
+    qom_set_bool(qts, "int-stuck", true);
+    wcru(qts, EIE, EIE_INTIE | EIE_TXIE);
+    u16op(qts, OP_BFSU, EIR, EIR_TXIF);
+    qom_set_bool(qts, "int-stuck", false);
+    g_assert_true(int_asserted(qts));
+    u16op(qts, OP_BFCU, EIR, EIR_TXIF);
+    g_assert_false(int_asserted(qts));
+    g_assert_cmpuint(stat_injected(qts, "int-stuck"), ==, 2);
+}
+
+static void test_fault_spi_absent(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint64_t transactions;
+    uint8_t tx[4] = { OP_RCRU, EUDAST }, rx[4];
+
+    wcru(qts, EUDAST, 0x1234);
+    qom_set_bool(qts, "spi-absent", true);
+    g_assert_true(qom_get_bool(qts, "spi-absent"));
+    transactions = stat_get(qts, NULL, "transactions");
+    g_assert_cmpuint(stat_get(qts, NULL, "absent-transactions"), ==, 0);
+    spi(qts, tx, rx, 4);
+    g_assert_cmphex((uint32_t)ldl_le_p(rx), ==, 0xffffffff);
+    /* Commands are ignored, their cycles counted apart */
+    wcru(qts, EUDAST, 0x4321);
+    cmd(qts, OP_SETETHRST);
+    cmd(qts, OP_ENABLERX);
+    g_assert_cmpuint(stat_get(qts, NULL, "transactions"), ==, transactions);
+    g_assert_cmpuint(stat_get(qts, NULL, "absent-transactions"), ==, 4);
+    /* A cycle under way when the chip comes back is lost */
+    cs(qts, true);
+    xfer(qts, OP_RCRU);
+    qom_set_bool(qts, "spi-absent", false);
+    g_assert_cmphex(xfer(qts, EUDAST), ==, 0);
+    g_assert_cmphex(xfer(qts, 0), ==, 0);
+    cs(qts, false);
+    g_assert_cmphex(rcru(qts, EUDAST), ==, 0x1234);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_RXEN, ==, 0);
+    g_assert_cmpuint(stat_injected(qts, "spi-absent"), ==, 1);
+}
+
+static void test_fault_spi_absent_boot(void)
+{
+    TestData *td = test_start_args("-global encx24j600.spi-absent=on");
+    QTestState *qts = td->qts;
+
+    g_assert_true(qom_get_bool(qts, "spi-absent"));
+    g_assert_cmphex(rcru(qts, ESTAT), ==, 0xffff);
+    g_assert_cmphex(rcru(qts, EIDLED), ==, 0xffff);
+    qom_set_bool(qts, "spi-absent", false);
+    g_assert_cmphex(rcru(qts, EIDLED), ==, 0x0022);
+}
+
+/* The link partner's port buffer */
+
+static void wait_stat_frozen(QTestState *qts, const char *key, uint64_t n)
+{
+    gint64 end = g_get_monotonic_time() + TIMEOUT_SECONDS * G_USEC_PER_SEC;
+
+    while (stat_get(qts, NULL, key) < n && g_get_monotonic_time() < end) {
+        g_usleep(1000);
+    }
+    g_assert_cmpuint(stat_get(qts, NULL, key), ==, n);
+}
+
+static void wait_stat(QTestState *qts, const char *key, uint64_t n)
+{
+    gint64 end = g_get_monotonic_time() + TIMEOUT_SECONDS * G_USEC_PER_SEC;
+
+    while (stat_get(qts, NULL, key) < n && g_get_monotonic_time() < end) {
+        qtest_clock_step(qts, 1000 * 1000);
+    }
+    g_assert_cmpuint(stat_get(qts, NULL, key), ==, n);
+}
+
+/* Default wire-buffer-bytes; a 1514-byte frame takes 1518 bytes of it */
+#define WIRE_BUFFER     (128 * 1024)
+#define WIRE_FRAMES     (WIRE_BUFFER / 1518)
+
+static void test_rx_wire_buffer(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[1514];
+    int i;
+
+    /* Frames for another station: they take wire time, not ring space */
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), other_mac, 1);
+
+    /*
+     * The clock is stopped: the first frame takes the wire, the buffer
+     * holds the next 86 and the rest are dropped.
+     */
+    for (i = 0; i < 100; i++) {
+        send_frame(td->fd, f, sizeof(f));
+    }
+    wait_stat_frozen(qts, "rx-wire-dropped", 100 - 1 - WIRE_FRAMES);
+    g_usleep(100 * 1000);
+    g_assert_cmpuint(rx_seen(qts), ==, 1);
+    wait_stat(qts, "rx-filtered", 1 + WIRE_FRAMES);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-wire-dropped"), ==,
+                     100 - 1 - WIRE_FRAMES);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 0);
+
+    /* A burst that fits is delayed, not dropped */
+    stats_reset(qts);
+    for (i = 0; i < WIRE_FRAMES + 1; i++) {
+        send_frame(td->fd, f, sizeof(f));
+    }
+    wait_stat(qts, "rx-filtered", WIRE_FRAMES + 1);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-wire-dropped"), ==, 0);
+
+    /* Frames in the buffer are lost with the link */
+    stats_reset(qts);
+    for (i = 0; i < 10; i++) {
+        send_frame(td->fd, f, sizeof(f));
+    }
+    wait_stat_frozen(qts, "rx-filtered", 1);
+    g_usleep(100 * 1000);
+    set_link(qts, false);
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-wire-dropped"), ==, 9);
+    set_link(qts, true);
+    qtest_clock_step(qts, AUTONEG_NS);
+    make_frame(f, 60, test_mac, 2);
+    rx_one(td, f, 60, NULL);
+}
+
+/*
+ * The model counts the MII commands it runs: a read when MICMD.MIIRD is
+ * set, a write when MIWR is written in full.  Setting the address, a
+ * lone low byte of MIWR or clearing MIIRD starts nothing.
+ */
+static void test_mii_commands(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t tx[3] = { OP_WCRU, MIWR, 0x61 };
+
+    stats_reset(qts);
+    wcru(qts, MIREGADR, 0x0100 | 0x04);
+    wcru(qts, MICMD, 0);
+    spi(qts, tx, NULL, 3);                  /* MIWRL only */
+    g_assert_cmpuint(stat_get(qts, NULL, "mii-reads"), ==, 0);
+    g_assert_cmpuint(stat_get(qts, NULL, "mii-writes"), ==, 0);
+
+    phy_read(qts, 0x04);
+    g_assert_cmpuint(stat_get(qts, NULL, "mii-reads"), ==, 1);
+    g_assert_cmpuint(stat_get(qts, NULL, "mii-writes"), ==, 0);
+    phy_write(qts, 0x04, 0x05e1);
+    phy_write(qts, 0x04, 0x01e1);
+    g_assert_cmpuint(stat_get(qts, NULL, "mii-reads"), ==, 1);
+    g_assert_cmpuint(stat_get(qts, NULL, "mii-writes"), ==, 2);
+    /* MIIRD already set: writing it again is no new command */
+    wcru(qts, MICMD, 1);
+    wcru(qts, MICMD, 1);
+    g_assert_cmpuint(stat_get(qts, NULL, "mii-reads"), ==, 2);
+}
+
+static void raise_dmaif(QTestState *qts)
+{
+    dma_setup(qts, 0x300, 8, 0x400);
+    cmd(qts, OP_DMACKSUM);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_DMAST, ==, 0);
+}
+
+/*
+ * An interrupt flag the host clears without having read it since the
+ * chip raised it is an event lost (a read-modify-write of EIR writes a
+ * flag raised between its read and its write back as 0).
+ */
+static void test_eir_flags_lost(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    /* time stands still under qtest: no flag rises but those made here */
+    rcru(qts, EIR);
+    wcru(qts, EIR, 0);
+    stats_reset(qts);
+    /* read, then cleared with BFCU: seen, not lost */
+    raise_dmaif(qts);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_DMAIF, ==, EIR_DMAIF);
+    u16op(qts, OP_BFCU, EIR, EIR_DMAIF);
+    g_assert_cmpuint(stat_get(qts, NULL, "eir-flags-lost"), ==, 0);
+
+    /* raised again after the read, then written back as 0: lost */
+    rcru(qts, EIR);
+    raise_dmaif(qts);
+    wcru(qts, EIR, 0);
+    g_assert_cmpuint(stat_get(qts, NULL, "eir-flags-lost"), ==, 1);
+
+    /* a read of the other byte does not count: DMAIF is in EIRL */
+    raise_dmaif(qts);
+    rcru8(qts, EIR + 1);
+    u16op(qts, OP_BFCU, EIR, EIR_DMAIF);
+    g_assert_cmpuint(stat_get(qts, NULL, "eir-flags-lost"), ==, 2);
+
+    /* raised again while still up after the read: no new event */
+    raise_dmaif(qts);
+    rcru(qts, EIR);
+    raise_dmaif(qts);
+    u16op(qts, OP_BFCU, EIR, EIR_DMAIF);
+    g_assert_cmpuint(stat_get(qts, NULL, "eir-flags-lost"), ==, 2);
+
+    /* a flag the host set itself is not the chip's: not lost */
+    u16op(qts, OP_BFSU, EIR, EIR_LINKIF);
+    u16op(qts, OP_BFCU, EIR, EIR_LINKIF);
+    g_assert_cmpuint(stat_get(qts, NULL, "eir-flags-lost"), ==, 2);
+
+    /* a chip reset forgets what was unread: the flag is gone with it */
+    raise_dmaif(qts);
+    chip_reset(qts);
+    u16op(qts, OP_BFSU, EIR, EIR_DMAIF);
+    u16op(qts, OP_BFCU, EIR, EIR_DMAIF);
+    g_assert_cmpuint(stat_get(qts, NULL, "eir-flags-lost"), ==, 2);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    qtest_add_func("encx24j600/reset-values", test_reset_values);
+    qtest_add_func("encx24j600/sfr-ops", test_sfr_ops);
+    qtest_add_func("encx24j600/sram-windows", test_sram_windows);
+    qtest_add_func("encx24j600/rx", test_rx);
+    qtest_add_func("encx24j600/rx-wrap", test_rx_wrap);
+    qtest_add_func("encx24j600/tx", test_tx);
+    qtest_add_func("encx24j600/phy-link", test_phy_link);
+    qtest_add_func("encx24j600/dma", test_dma);
+    qtest_add_func("encx24j600/rx-filters", test_rx_filters);
+    qtest_add_func("encx24j600/rx-limits", test_rx_limits);
+    qtest_add_func("encx24j600/rx-huge", test_rx_huge);
+    qtest_add_func("encx24j600/tx-link-down", test_tx_link_down);
+    qtest_add_func("encx24j600/reset-keeps-cocon", test_reset_keeps_cocon);
+    qtest_add_func("encx24j600/stats", test_stats);
+    qtest_add_func("encx24j600/bank-select", test_bank_select);
+    qtest_add_func("encx24j600/rbsel", test_rbsel);
+    qtest_add_func("encx24j600/return-bytes", test_return_bytes);
+    qtest_add_func("encx24j600/unknown-opcode", test_unknown_opcode);
+    qtest_add_func("encx24j600/rcr-wrap", test_rcr_wrap);
+    qtest_add_func("encx24j600/wcr-wrap", test_wcr_wrap);
+    qtest_add_func("encx24j600/rcru-wrap", test_rcru_wrap);
+    qtest_add_func("encx24j600/wcru-wrap", test_wcru_wrap);
+    qtest_add_func("encx24j600/bfsu-bfcu", test_bfsu_bfcu);
+    qtest_add_func("encx24j600/bfs-bfc-banked", test_bfs_bfc_banked);
+    qtest_add_func("encx24j600/common-alias", test_common_alias);
+    qtest_add_func("encx24j600/undefined-addresses", test_undefined_addresses);
+    qtest_add_func("encx24j600/read-only", test_read_only);
+    qtest_add_func("encx24j600/eir-access", test_eir_access);
+    qtest_add_func("encx24j600/self-clearing", test_self_clearing);
+    qtest_add_func("encx24j600/commands", test_commands);
+    qtest_add_func("encx24j600/pointer-width", test_pointer_width);
+    qtest_add_func("encx24j600/pointers", test_pointers);
+    qtest_add_func("encx24j600/sram-gp-end-wrap", test_sram_gp_end_wrap);
+    qtest_add_func("encx24j600/sram-bounds", test_sram_bounds);
+    qtest_add_func("encx24j600/rx-rsv", test_rx_rsv);
+    qtest_add_func("encx24j600/rx-unicast", test_rx_unicast);
+    qtest_add_func("encx24j600/rx-notme", test_rx_notme);
+    qtest_add_func("encx24j600/rx-multicast", test_rx_multicast);
+    qtest_add_func("encx24j600/rx-broadcast", test_rx_broadcast);
+    qtest_add_func("encx24j600/rx-magic", test_rx_magic);
+    qtest_add_func("encx24j600/rx-runt", test_rx_runt);
+    qtest_add_func("encx24j600/rx-fcs", test_rx_fcs);
+    qtest_add_func("encx24j600/rx-control", test_rx_control);
+    qtest_add_func("encx24j600/rx-even", test_rx_even);
+    qtest_add_func("encx24j600/rx-ring-full", test_rx_ring_full);
+    qtest_add_func("encx24j600/rx-rxrst", test_rx_rxrst);
+    qtest_add_func("encx24j600/rx-erxhead-shadow", test_rx_erxhead_shadow);
+    qtest_add_func("encx24j600/rx-pacing", test_rx_pacing);
+    qtest_add_func("encx24j600/tx-padcfg", test_tx_padcfg);
+    qtest_add_func("encx24j600/tx-host-crc", test_tx_host_crc);
+    qtest_add_func("encx24j600/tx-txmac", test_tx_txmac);
+    qtest_add_func("encx24j600/tx-mamxfl", test_tx_mamxfl);
+    qtest_add_func("encx24j600/tx-txrst", test_tx_txrst);
+    qtest_add_func("encx24j600/tx-interrupts", test_tx_interrupts);
+    qtest_add_func("encx24j600/dma-checksum", test_dma_checksum);
+    qtest_add_func("encx24j600/dma-seeded", test_dma_seeded);
+    qtest_add_func("encx24j600/dma-copy-nocs", test_dma_copy_nocs);
+    qtest_add_func("encx24j600/dma-wrap", test_dma_wrap);
+    qtest_add_func("encx24j600/flow-control", test_flow_control);
+    qtest_add_func("encx24j600/phy-busy", test_phy_busy);
+    qtest_add_func("encx24j600/phy-autoneg", test_phy_autoneg);
+    qtest_add_func("encx24j600/phy-reset", test_phy_reset);
+    qtest_add_func("encx24j600/phy-reneg", test_phy_reneg);
+    qtest_add_func("encx24j600/phy-mode-change", test_phy_mode_change);
+    qtest_add_func("encx24j600/phy-same-mode", test_phy_same_mode);
+    qtest_add_func("encx24j600/phy-link-delay", test_phy_link_delay);
+    qtest_add_func("encx24j600/reset-wcr-ethrst", test_reset_wcr_ethrst);
+    qtest_add_func("encx24j600/reset-system", test_reset_system);
+    qtest_add_func("encx24j600/int-gating", test_int_gating);
+    qtest_add_func("encx24j600/int-pktif", test_int_pktif);
+    qtest_add_func("encx24j600/fault-names", test_fault_names);
+    qtest_add_func("encx24j600/fault-rx-bad-rsv", test_fault_rx_bad_rsv);
+    qtest_add_func("encx24j600/fault-rx-next-odd", test_fault_rx_next_odd);
+    qtest_add_func("encx24j600/fault-rx-next-outside",
+                   test_fault_rx_next_outside);
+    qtest_add_func("encx24j600/fault-rx-past-head", test_fault_rx_past_head);
+    qtest_add_func("encx24j600/fault-rx-past-head-small-ring",
+                   test_fault_rx_past_head_small_ring);
+    qtest_add_func("encx24j600/fault-tx-abort", test_fault_tx_abort);
+    qtest_add_func("encx24j600/fault-tx-link-loss", test_fault_tx_link_loss);
+    qtest_add_func("encx24j600/fault-chip-reset", test_fault_chip_reset);
+    qtest_add_func("encx24j600/fault-int-stuck", test_fault_int_stuck);
+    qtest_add_func("encx24j600/fault-spi-absent", test_fault_spi_absent);
+    qtest_add_func("encx24j600/fault-spi-absent-boot",
+                   test_fault_spi_absent_boot);
+    qtest_add_func("encx24j600/rx-wire-buffer", test_rx_wire_buffer);
+    qtest_add_func("encx24j600/mii-commands", test_mii_commands);
+    qtest_add_func("encx24j600/eir-flags-lost", test_eir_flags_lost);
+
+    return g_test_run();
+}
