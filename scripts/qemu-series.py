@@ -2,6 +2,7 @@
 """Make the QEMU patch series (patches/qemu) from the model's sources in qemu/.
 
     qemu-series.py PRISTINE OUTDIR
+    qemu-series.py --hardware PATH     print qemu/PATH without its test machinery
 
 PRISTINE is Debian's QEMU source tree; OUTDIR receives the series as
 "git format-patch" files that "git am" applies to it.
@@ -33,8 +34,8 @@ import tempfile
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 SRC = os.path.join(TOP, "qemu")
 SERIES = os.path.join(SRC, "series")
-BEGIN = re.compile(r"^\s*(/\*|#)\s*test machinery \{\s*(\*/)?\s*$")
-END = re.compile(r"^\s*(/\*|#)\s*\} test machinery\s*(\*/)?\s*$")
+BEGIN = re.compile(r"^\s*(/\*|\*|#)\s*test machinery \{\s*(\*/)?\s*$")
+END = re.compile(r"^\s*(/\*|\*|#)\s*\} test machinery\s*(\*/)?\s*$")
 FILES = re.compile(r"^Files: (\S+)( \(hardware\))?$")
 
 
@@ -91,6 +92,9 @@ def git(tree, *args, stdin=None):
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--hardware":
+        sys.stdout.write(variant(sys.argv[2], True))
+        return
     if len(sys.argv) != 3:
         die("usage: qemu-series.py PRISTINE OUTDIR")
     pristine, outdir = sys.argv[1:]

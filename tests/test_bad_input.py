@@ -3,7 +3,7 @@ netdev: each kind is accepted, filtered or dropped as the chip's filters
 (docs/qemu-model.md) and the driver's policy say, counted where it should
 be, and nothing breaks: the guest answers a ping afterwards.
 
-The model runs with rx-fcs=on, so the peer sends the wire's bytes, FCS
+The model runs with x-rx-fcs=on, so the peer sends the wire's bytes, FCS
 included: frames with a bad CRC and true runts can be expressed
 (docs/qemu-model.md)."""
 from lib.peer import PEER_MAC, frame, wire

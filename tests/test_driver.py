@@ -1,7 +1,7 @@
 """Our driver's bus efficiency, measured by the chip model's counters.
 
 Each test boots its own board, loads enc424j600, runs a workload and reads
-the model's `spi-stats` (the ground truth) and the driver's `ethtool -S`
+the model's `x-spi-stats` (the ground truth) and the driver's `ethtool -S`
 counters around it.
 """
 import json
@@ -378,7 +378,7 @@ def test_driver_goes_cleanly_with_int_stuck(logdir):
         # up and down once: the interrupt has been live
         b.net_up()
         b.run("ip link set eth0 down")
-        b.set_model("int-stuck", True)
+        b.set_model("x-int-stuck", True)
         t0 = b.wait_quiet()["transactions"]
         time.sleep(1)
         down = b.stats()["transactions"] - t0
@@ -396,7 +396,7 @@ def test_driver_goes_cleanly_with_int_stuck(logdir):
         b.run(f"modprobe -r {OURS}")
         # a poll left behind would have run 100 times by now
         time.sleep(1)
-        b.set_model("int-stuck", False)
+        b.set_model("x-int-stuck", False)
         assert b.out("echo alive") == "alive", "the guest died after the unbind"
         check_no_splats(b)
         b.load_driver(OURS)
@@ -588,13 +588,13 @@ def test_driver_restore_hands_the_tx_slot_back_once(logdir):
             flood = threading.Thread(target=udp_flood, args=(b, stop), daemon=True)
             flood.start()
             try:
-                b.set_model("spi-absent", True)
+                b.set_model("x-spi-absent", True)
                 until(lambda: log_count(b, "chip lost its state") > lost0, 20,
                       "the IRQ thread never found the chip gone under RX traffic")
             finally:
                 stop.set()
                 flood.join()
-                b.set_model("spi-absent", False)
+                b.set_model("x-spi-absent", False)
             until(lambda: log_count(b, "chip reset and reconfigured") > back0, 20,
                   "the chip was never restored")
             # the hand-back waits 1.5 s from here: transmit through it
@@ -654,7 +654,7 @@ def test_driver_chip_gone_under_rx_flood_stays_quiet(logdir):
             until(lambda: ethtool_stats(b)["rx_deferrals"] > 0, 30,
                   "the flood never overflowed the ring (RX never deferred to rx_work)")
             e0, l0 = ethtool_stats(b), link_stats(b)
-            b.set_model("spi-absent", True)
+            b.set_model("x-spi-absent", True)
             try:
                 until(lambda: detached(b), 10, "the device was not detached with the chip gone")
                 until(lambda: carrier(b) == 0, 5,
@@ -667,7 +667,7 @@ def test_driver_chip_gone_under_rx_flood_stays_quiet(logdir):
             finally:
                 stop.set()
                 flood.join()
-                b.set_model("spi-absent", False)
+                b.set_model("x-spi-absent", False)
         finally:
             stop.set()
         ping_ok(b)
@@ -713,7 +713,7 @@ def test_driver_phy_access_to_a_chip_gone_is_a_lost_chip(logdir):
     with boot(logdir) as b:
         b.wait_quiet()
         lost0 = ethtool_stats(b)["chip_lost"]
-        b.set_model("spi-absent", True)
+        b.set_model("x-spi-absent", True)
         try:
             rc, out = b.run("ethtool -r eth0", check=False)
             until(lambda: detached(b), 5,
@@ -722,7 +722,7 @@ def test_driver_phy_access_to_a_chip_gone_is_a_lost_chip(logdir):
             assert rc != 0 and "No such device" in out, \
                 f"ethtool -r on a chip gone: rc {rc}, {out.strip()[-120:]!r}"
         finally:
-            b.set_model("spi-absent", False)
+            b.set_model("x-spi-absent", False)
         ping_ok(b)
         lost = ethtool_stats(b)["chip_lost"] - lost0
         assert lost == 1, f"chip_lost moved by {lost}"
@@ -922,8 +922,8 @@ def test_driver_chain_cmds(logdir):
 test_driver_chain_cmds.timeout = 300
 
 # A part whose factory MAC is blank: MAADR resets to zero (the model's
-# factory-mac-blank), and the overlay gives no address either.
-BLANK_FACTORY_MAC = ["-global", "encx24j600.factory-mac-blank=on"]
+# x-factory-mac-blank), and the overlay gives no address either.
+BLANK_FACTORY_MAC = ["-global", "encx24j600.x-factory-mac-blank=on"]
 
 
 def station_mac(b):

@@ -17,10 +17,10 @@ SRAM_END = 0x5fff
 
 def boot_peer(logdir, fcs=False):
     """A board whose NIC is wired to a crafted-frame peer; with fcs the
-    peer sends the wire's bytes, FCS included (the model's rx-fcs)."""
+    peer sends the wire's bytes, FCS included (the model's x-rx-fcs)."""
     peer = Peer(fcs=fcs)
     b = Board(logdir, mac=GUEST_MAC, nic=f"socket,connect=127.0.0.1:{peer.port}",
-              extra_qemu=["-global", "encx24j600.rx-fcs=on"] if fcs else [])
+              extra_qemu=["-global", "encx24j600.x-rx-fcs=on"] if fcs else [])
     try:
         b.start()
         peer.accept()

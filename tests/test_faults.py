@@ -16,7 +16,7 @@ def recover_after_failure(b, results, fault):
     model answers again, the module is loaded and the link up.  If that
     cannot be had, the faults after it fail on their own."""
     try:
-        for prop in ("spi-absent", "int-stuck"):
+        for prop in ("x-spi-absent", "x-int-stuck"):
             b.set_model(prop, False)
         if b.run("[ -e /sys/class/net/eth0 ]", check=False, timeout=30)[0] != 0:
             b.run(f"rmmod {OURS} 2>/dev/null; true", timeout=60)
@@ -65,7 +65,7 @@ def test_faults_absent_chip_at_probe(logdir):
     """MISO reads all ones from power-on: the probe fails with a clear
     message and leaves the chip's device unbound; the chip answering
     later probes fine."""
-    with Board(logdir, extra_qemu=["-global", "encx24j600.spi-absent=on"]) as b:
+    with Board(logdir, extra_qemu=["-global", "encx24j600.x-spi-absent=on"]) as b:
         assert chip_driver(b) is None, "the chip device is bound before any driver loaded"
         b.run(f"modprobe {OURS}", timeout=60)
         # the module loads (the driver model binds devices as they come);
@@ -75,7 +75,7 @@ def test_faults_absent_chip_at_probe(logdir):
         log = b.out("dmesg | tail -5")
         assert "no ENCX24J600 answering" in log, log
         assert b.run("[ -e /sys/class/net/eth0 ]", check=False)[0] != 0, "eth0 exists"
-        b.set_model("spi-absent", False)
+        b.set_model("x-spi-absent", False)
         b.run(f"rmmod {OURS}")
         b.load_driver(OURS)
         assert chip_driver(b) == OURS, f"the chip is bound to {chip_driver(b)}"

@@ -11,25 +11,17 @@ from lib.board import BUILD, QEMU
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 QTEST = os.path.join(BUILD, "qemu", "obj", "tests", "qtest", "encx24j600-test")
 TAP = re.compile(r"^(ok|not ok) \d+ (\S+)(.*)$")
-# The qtest's source (in the QEMU series) and the number of cases it has:
-# counted here, not taken from the binary's own plan, so a case that is
-# dropped (from the source or at run time) fails.  Change it with the source.
-QTEST_SOURCE = "tests/qtest/encx24j600-test.c"
+# The qtest's source (under qemu/) and the number of cases it has: counted
+# here, not taken from the binary's own plan, so a case that is dropped
+# (from the source or at run time) fails.  Change it with the source.
+QTEST_SOURCE = "qemu/tests/qtest/encx24j600-test.c"
 QTEST_CASES = 85
 ADD_FUNC = re.compile(r'qtest_add_func\("([^"]+)"')
 
 
 def source_cases():
-    """The case paths the QEMU series registers in QTEST_SOURCE."""
-    names, current = [], None
-    patches = os.path.join(TOP, "patches", "qemu")
-    for fn in sorted(os.listdir(patches)):
-        for line in open(os.path.join(patches, fn)):
-            if line.startswith("+++ "):
-                current = line[4:].strip().removeprefix("b/")
-            elif line.startswith("+") and current == QTEST_SOURCE:
-                names += ADD_FUNC.findall(line)
-    return names
+    """The case paths QTEST_SOURCE registers."""
+    return ADD_FUNC.findall(open(os.path.join(TOP, QTEST_SOURCE)).read())
 
 
 def test_model_qtest(logdir):

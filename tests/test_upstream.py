@@ -6,7 +6,10 @@ by scripts/qemu-series.py; patches/linux (fixes the board needs) is
 written by hand."""
 import filecmp
 import glob
+import json
 import os
+import re
+import shlex
 import subprocess
 import tempfile
 
@@ -60,6 +63,56 @@ def test_qemu_series_matches_the_sources(logdir):
     assert not mismatch + errors, (
         "patches/qemu does not match qemu/; run scripts/build-qemu.sh --export: "
         + ", ".join(mismatch + errors))
+
+
+# What the hardware patches of the QEMU series bring (qemu-series.py
+# --hardware): they must build without the test machinery patch after them.
+QEMU_HARDWARE = ["include/hw/net/encx24j600.h", "hw/net/encx24j600.c",
+                 "tests/qtest/encx24j600-test.c"]
+# The only test knob the hardware patch has: the negotiation time
+QEMU_HARDWARE_KNOBS = {"x-autoneg-delay-ms"}
+
+
+def test_qemu_hardware_patches_build_without_the_test_machinery(logdir):
+    """The model and qtest as the hardware patches bring them compile
+    (-Werror, QEMU's own flags from the build) and name no test knob."""
+    obj = os.path.join(BUILD, "qemu", "obj")
+    cmds = {e["file"]: e for e in json.load(open(os.path.join(obj, "compile_commands.json")))}
+    tmp = tempfile.mkdtemp(prefix="qemu-hardware-", dir=logdir)
+    bad = []
+    for path in QEMU_HARDWARE:
+        p = run(["python3", os.path.join(TOP, "scripts", "qemu-series.py"), "--hardware", path])
+        assert p.returncode == 0, p.stderr
+        os.makedirs(os.path.dirname(os.path.join(tmp, path)), exist_ok=True)
+        with open(os.path.join(tmp, path), "w") as f:
+            f.write(p.stdout)
+        knobs = set(re.findall(r'"(x-[a-z-]+)"', p.stdout)) - QEMU_HARDWARE_KNOBS
+        if knobs:
+            bad.append(f"{path} (hardware) names test knobs: {sorted(knobs)}")
+        if not path.endswith(".c"):
+            continue
+        key = next(k for k in cmds if k.endswith("/" + path))
+        e = cmds[key]
+        here = os.path.dirname(os.path.join(tmp, path))
+        srcdir = os.path.dirname(os.path.normpath(os.path.join(e["directory"], key)))
+        for h in os.listdir(srcdir):     # the directory's own headers (trace.h)
+            if h.endswith(".h") and not os.path.exists(os.path.join(here, h)):
+                os.symlink(os.path.join(srcdir, h), os.path.join(here, h))
+        args, skip = [], False
+        for a in shlex.split(e["command"]):
+            if skip or a == "-MD":
+                skip = False
+                continue
+            if a in ("-o", "-MF", "-MQ"):
+                skip = True
+                continue
+            args.append(os.path.join(tmp, path) if a == key else a)
+        args = [args[0], "-iquote", os.path.join(tmp, "include")] + args[1:] + \
+            ["-Werror", "-o", os.path.join(tmp, path + ".o")]
+        c = run(args, cwd=e["directory"])
+        if c.returncode != 0:
+            bad.append(f"{path} (hardware) does not compile:\n{c.stderr[-1500:]}")
+    assert not bad, "\n".join(bad)
 
 
 def test_upstream_series_apply_to_a_fresh_tree(logdir):

@@ -158,7 +158,7 @@ class Board:
         # it can read only after a 20 ms renegotiation is over and keep the
         # old speed.  200 ms is still short but no longer shorter than the
         # guest's reaction.
-        autoneg = ["-global", "encx24j600.autoneg-delay-ms=200"]
+        autoneg = ["-global", "encx24j600.x-autoneg-delay-ms=200"]
         return [QEMU, "-M", "versatilepb", "-m", str(self.mem),
                 "-kernel", os.path.join(self.images, "uImage"),
                 "-initrd", os.path.join(self.images, "initramfs.uimg"),
@@ -508,7 +508,7 @@ class Board:
     def stats(self):
         """The model's SPI transaction counters (ground truth)."""
         return self.qmp.cmd("qom-get", path="/machine/encx24j600",
-                            property="spi-stats")
+                            property="x-spi-stats")
 
     def wait_quiet(self, quiet_s=0.3, timeout=20):
         """Wait until the bus has been idle for quiet_s: no counter of the
@@ -560,7 +560,7 @@ class Board:
 
     def reset_stats(self):
         self.qmp.cmd("qom-set", path="/machine/encx24j600",
-                     property="reset-stats", value=True)
+                     property="x-reset-stats", value=True)
 
     def set_link(self, up):
         """Link up/down as QEMU's monitor does it: on the NIC's backend."""
@@ -570,11 +570,11 @@ class Board:
         """Arm a one-shot fault in the chip model (rx-bad-rsv, rx-next-odd,
         rx-next-outside, rx-past-head, tx-abort, tx-link-loss) or reset it behind the
         driver (chip-reset): docs/qemu-model.md, "Fault injection"."""
-        self.qmp.cmd("qom-set", path="/machine/encx24j600", property="inject",
+        self.qmp.cmd("qom-set", path="/machine/encx24j600", property="x-inject",
                      value=fault)
 
     def set_model(self, prop, value):
-        """Set a property of the chip model (int-stuck, spi-absent ...)."""
+        """Set a property of the chip model (x-int-stuck, x-spi-absent ...)."""
         self.qmp.cmd("qom-set", path="/machine/encx24j600", property=prop,
                      value=value)
 

@@ -74,12 +74,12 @@ def stuck_int(b):
     # news only once it is back on the interrupt, when the bus goes quiet
     b.wait_quiet(quiet_s=0.3, timeout=10)
     before = ethtool_stats(b)["irq_storms"]
-    b.set_model("int-stuck", True)
+    b.set_model("x-int-stuck", True)
     try:
         provoke_tx(b)
         counter_moves(b, "irq_storms", before)
     finally:
-        b.set_model("int-stuck", False)
+        b.set_model("x-int-stuck", False)
 
 
 def detached(b):
@@ -90,7 +90,7 @@ def detached(b):
 
 
 def absent_chip(b):
-    b.set_model("spi-absent", True)
+    b.set_model("x-spi-absent", True)
     try:
         # the driver reads the chip's status before its second frame, finds
         # it gone and detaches eth0 until it is back (chip_lost is read
@@ -102,7 +102,7 @@ def absent_chip(b):
                 raise GuestError("spi-absent: eth0 was not detached with the chip gone")
             time.sleep(0.1)
     finally:
-        b.set_model("spi-absent", False)
+        b.set_model("x-spi-absent", False)
 
 
 def chip_reset(b):
@@ -155,7 +155,7 @@ def absent_at_probe(b):
     said = f"dmesg | sed -n '/{mark}/,$p' | grep -c 'no ENCX24J600 answering' || true"
     b.run(f"ip link set eth0 down; rmmod {OURS}", timeout=60)
     b.run(f"echo {mark} > /dev/kmsg")
-    b.set_model("spi-absent", True)
+    b.set_model("x-spi-absent", True)
     try:
         b.run(f"modprobe {OURS}", check=False, timeout=60)
         assert chip_driver(b) is None, \
@@ -165,7 +165,7 @@ def absent_at_probe(b):
         assert b.run("[ -e /sys/class/net/eth0 ]", check=False)[0] != 0, \
             "absent at probe: eth0 exists"
     finally:
-        b.set_model("spi-absent", False)
+        b.set_model("x-spi-absent", False)
     b.run(f"rmmod {OURS}", timeout=60)
     b.load_driver(OURS)
     b.net_up()

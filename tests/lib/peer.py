@@ -10,7 +10,7 @@ to it, and the test sends and receives raw frames.
 QEMU's stream socket netdev frames every packet with a 4-byte big-endian
 length.  Frames the guest sends are queued by a reader thread.
 
-With the model's rx-fcs property on, the peer speaks the wire's bytes:
+With the model's x-rx-fcs property on, the peer speaks the wire's bytes:
 Peer(fcs=True).send() pads and appends a good FCS as a sending MAC would,
 send_wire() sends bytes as they are (bad CRCs, true runts: see wire()).
 """
@@ -99,7 +99,7 @@ def wire(f, pad=True, good_fcs=True):
 
 class Peer:
     def __init__(self, fcs=False):
-        self.fcs = fcs          # the model runs with rx-fcs=on
+        self.fcs = fcs          # the model runs with x-rx-fcs=on
         self.srv = socket.socket()
         self.srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.srv.bind(("127.0.0.1", 0))

@@ -14,19 +14,24 @@
  *    SSI_GPIO_CS); an N-byte instruction ends only when CS rises
  *  + unnamed GPIO output 0: the INT pin, active low (0 = asserted)
  *  + NIC properties (macaddr is the factory MAC loaded into MAADR)
- *  + property "autoneg-delay-ms": how long the PHY takes to bring the
+ *  + property "x-autoneg-delay-ms": how long the PHY takes to bring the
  *    link up after QEMU's link comes up or the guest restarts the PHY
- *  + QOM property "spi-stats" (read-only): SPI transaction accounting
- *  + QOM property "reset-stats" (write true to zero the counters)
- *  + property "wire-buffer-bytes": the link partner's port buffer, which
- *    holds received frames while the wire is busy
- *  + property "rx-fcs": frames from the net backend end with their own
+ * test machinery {
+ *
+ * Test machinery, for driver tests (the "x-" properties):
+ *  + QOM property "x-spi-stats" (read-only): SPI transaction accounting
+ *  + QOM property "x-reset-stats" (write true to zero the counters)
+ *  + received frames paced at the link speed; property
+ *    "x-wire-buffer-bytes": the link partner's port buffer, which holds
+ *    received frames while the wire is busy
+ *  + property "x-rx-fcs": frames from the net backend end with their own
  *    FCS, which the model checks instead of computing a good one; a
  *    test peer can then send frames with a bad CRC and true runts
- *  + property "factory-mac-blank": a part whose factory MAC is blank,
+ *  + property "x-factory-mac-blank": a part whose factory MAC is blank,
  *    MAADR resets to zero and the driver must choose an address
- *  + QOM properties "inject", "int-stuck" and "spi-absent": host-side
- *    fault injection for driver tests (not migrated)
+ *  + QOM properties "x-inject", "x-int-stuck" and "x-spi-absent":
+ *    host-side fault injection (not migrated)
+ * } test machinery
  *
  * This work is licensed under the terms of the GNU GPL, version 2 or later.
  * See the COPYING file in the top-level directory.
@@ -175,6 +180,7 @@
  */
 #define AUTONEG_DELAY_MS_DEFAULT 20
 
+/* test machinery { */
 /* One byte on the wire: 80 ns at 100 Mbit/s, 800 ns at 10 Mbit/s */
 #define WIRE_BYTE_NS_100    80
 #define WIRE_BYTE_NS_10     800
@@ -185,6 +191,7 @@
  * spare, and the backlog drains in 10.5 ms at 100 Mbit/s.
  */
 #define WIRE_BUFFER_BYTES_DEFAULT (128 * KiB)
+/* } test machinery */
 
 /* ETXSTAT */
 #define ETXSTAT_MAXCOL  (1 << 9)
@@ -266,6 +273,7 @@ static const char *const enc_class_name[ENCX24J600_CLASS__MAX] = {
     [ENCX24J600_CLASS_UNKNOWN] = "unknown",
 };
 
+/* test machinery { */
 static const char *const enc_fault_name[ENCX24J600_FAULT__MAX] = {
     [ENCX24J600_FAULT_RX_BAD_RSV] = "rx-bad-rsv",
     [ENCX24J600_FAULT_RX_NEXT_ODD] = "rx-next-odd",
@@ -284,8 +292,10 @@ static const char *const enc_fault_name[ENCX24J600_FAULT__MAX] = {
 /* The faults that the "inject" property arms */
 #define FAULT_INJECT_LAST   ENCX24J600_FAULT_CHIP_RESET
 
-static void enc_rx_flush(ENCX24J600State *s);
 static void enc_wire_buf_drop(ENCX24J600State *s, bool count);
+/* } test machinery */
+
+static void enc_rx_flush(ENCX24J600State *s);
 static void enc_phy_restart(ENCX24J600State *s);
 
 static uint16_t sfr16(ENCX24J600State *s, unsigned reg)
@@ -480,8 +490,10 @@ static void enc_update(ENCX24J600State *s)
     sfr16_set(s, ESTAT, enc_estat(s));
 
     asserted = (sfr16(s, EIE) & EIE_INTIE) && (sfr16(s, ESTAT) & ESTAT_INT);
+    /* test machinery { */
     /* Fault injection: the pin held low whatever EIE and EIR say */
     asserted |= s->int_stuck;
+    /* } test machinery */
     /* The pin is active low */
     if (s->int_level != !asserted) {
         s->int_level = !asserted;
@@ -495,10 +507,13 @@ static void enc_set_eir(ENCX24J600State *s, uint16_t flags)
     uint16_t old = sfr16(s, EIR);
 
     sfr16_set(s, EIR, old | flags);
+    /* test machinery { */
     /* an event on a flag that is still up is one no host can tell apart */
     s->eir_unread |= flags & ~old;
+    /* } test machinery */
 }
 
+/* test machinery { */
 /*
  * The host clears EIR flags: one it has not read since it was raised is
  * an event it never saw (a read-modify-write of EIR writes back as 0 a
@@ -533,6 +548,7 @@ static bool enc_fault_take(ENCX24J600State *s, ENCX24J600Fault f)
     enc_fault_count(s, f);
     return true;
 }
+/* } test machinery */
 
 /* Link */
 
@@ -551,8 +567,10 @@ static void enc_link_change(ENCX24J600State *s, bool up)
     s->link_up = up;
     if (!up) {
         s->llstat_low = true;
+        /* test machinery { */
         /* The partner's port buffer is lost with the link */
         enc_wire_buf_drop(s, true);
+        /* } test machinery */
     }
     enc_set_eir(s, EIR_LINKIF);
 }
@@ -659,6 +677,7 @@ static bool enc_can_receive(NetClientState *nc)
 
 static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size);
 
+/* test machinery { */
 /* How long a frame of size bytes (without FCS) occupies the wire */
 static int64_t enc_wire_ns(ENCX24J600State *s, size_t size)
 {
@@ -695,18 +714,15 @@ static void enc_wire_buf_drop(ENCX24J600State *s, bool count)
 }
 
 /*
- * Take the frame at the head of the port buffer if the wire is free, and
- * let QEMU deliver what it holds (frames that came while receive was off);
- * the rx_timer calls this again when the wire becomes free.
+ * Take the frame at the head of the port buffer if the wire is free; the
+ * rx_timer calls this again (through enc_rx_flush) when the wire becomes
+ * free.
  */
-static void enc_rx_flush(ENCX24J600State *s)
+static void enc_wire_buf_flush(ENCX24J600State *s)
 {
     ENCX24J600WireFrame *f = QSIMPLEQ_FIRST(&s->wire_buf);
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 
-    if (!s->nic || !enc_can_receive(qemu_get_queue(s->nic))) {
-        return;
-    }
     if (f && !s->link_up) {
         enc_wire_buf_drop(s, true);
         f = NULL;
@@ -720,10 +736,6 @@ static void enc_rx_flush(ENCX24J600State *s)
     if (!QSIMPLEQ_EMPTY(&s->wire_buf)) {
         timer_mod(s->rx_timer, MAX(s->rx_wire_free, now));
     }
-    /* Frames that QEMU holds arrived after those in the buffer */
-    if (enc_can_receive(qemu_get_queue(s->nic))) {
-        qemu_flush_queued_packets(qemu_get_queue(s->nic));
-    }
 }
 
 static void enc_rx_wire_free(void *opaque)
@@ -733,6 +745,50 @@ static void enc_rx_wire_free(void *opaque)
     /* After a load, this is where the INT pin is re-evaluated */
     enc_update(s);
     enc_rx_flush(s);
+}
+
+/* The wire is busy, or frames wait: the frame joins the port buffer */
+static bool enc_wire_buf_put(ENCX24J600State *s, const uint8_t *buf,
+                             size_t size)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    ENCX24J600WireFrame *f;
+    size_t bytes;
+
+    if (QSIMPLEQ_EMPTY(&s->wire_buf) && now >= s->rx_wire_free) {
+        return false;
+    }
+    bytes = enc_wire_frame_bytes(size);
+    if (bytes > s->wire_buffer_bytes - s->wire_buf_bytes) {
+        trace_encx24j600_rx_wire_drop(size, s->wire_buf_bytes);
+        s->stats.rx_wire_dropped++;
+        return true;
+    }
+    f = g_malloc(sizeof(*f) + size);
+    f->size = size;
+    memcpy(f->data, buf, size);
+    QSIMPLEQ_INSERT_TAIL(&s->wire_buf, f, next);
+    s->wire_buf_bytes += bytes;
+    trace_encx24j600_rx_defer(size, MAX(s->rx_wire_free - now, 0));
+    timer_mod(s->rx_timer, MAX(s->rx_wire_free, now));
+    return true;
+}
+/* } test machinery */
+
+/* Receive is enabled again: QEMU delivers the frames it held meanwhile */
+static void enc_rx_flush(ENCX24J600State *s)
+{
+    if (!s->nic || !enc_can_receive(qemu_get_queue(s->nic))) {
+        return;
+    }
+    /* test machinery { */
+    enc_wire_buf_flush(s);
+    /* Frames that QEMU holds arrived after those in the port buffer */
+    if (!enc_can_receive(qemu_get_queue(s->nic))) {
+        return;
+    }
+    /* } test machinery */
+    qemu_flush_queued_packets(qemu_get_queue(s->nic));
 }
 
 static bool enc_magic_match(const uint8_t *buf, size_t size,
@@ -853,7 +909,9 @@ static void enc_ring_put(ENCX24J600State *s, unsigned *pos, uint8_t val)
 static void enc_rx_drop(ENCX24J600State *s, const char *why, bool abort)
 {
     trace_encx24j600_rx_drop(why);
+    /* test machinery { */
     s->stats.rx_dropped++;
+    /* } test machinery */
     if (abort) {
         enc_set_eir(s, EIR_RXABTIF);
         enc_update(s);
@@ -876,11 +934,20 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
     uint32_t fcs;
     size_t i;
 
+    /* test machinery { */
     /* enc_wire_ns() counts the FCS: with rx-fcs the frame has it */
     s->rx_wire_free = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
         enc_wire_ns(s, s->rx_fcs && size >= ETH_FCS_LEN ?
                        size - ETH_FCS_LEN : size);
+    /* } test machinery */
 
+    if (size < ETH_HLEN) {
+        enc_rx_drop(s, "shorter than a header", false);
+        return;
+    }
+    /* A real wire delivers at least 64 bytes including the FCS */
+    frame_len = MAX(size, ETH_MIN_NOFCS);
+    /* test machinery { */
     if (s->rx_fcs) {
         /* The backend's frame is the wire's: data, padding and FCS */
         if (size < ETH_HLEN + ETH_FCS_LEN) {
@@ -895,21 +962,17 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
         if (crc_bad) {
             s->stats.rx_bad_fcs++;
         }
-    } else {
-        if (size < ETH_HLEN) {
-            enc_rx_drop(s, "shorter than a header", false);
-            return;
-        }
-        /* A real wire delivers at least 64 bytes including the FCS */
-        frame_len = MAX(size, ETH_MIN_NOFCS);
     }
+    /* } test machinery */
     wire_len = frame_len + ETH_FCS_LEN;
 
     rsv = enc_rx_filter(s, buf, data_len, crc_bad,
                         wire_len < ETH_MIN_NOFCS + ETH_FCS_LEN);
     if (!rsv) {
         trace_encx24j600_rx_drop(crc_bad ? "bad CRC or filtered" : "filtered");
+        /* test machinery { */
         s->stats.rx_filtered++;
+        /* } test machinery */
         return;
     }
 
@@ -917,7 +980,9 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
     if (type == ETH_P_MACCTRL && !(sfr16(s, MACON1) & MACON1_PASSALL)) {
         /* MAC control frames are consumed by the MAC */
         trace_encx24j600_rx_drop("MAC control frame");
+        /* test machinery { */
         s->stats.rx_filtered++;
+        /* } test machinery */
         return;
     }
 
@@ -976,8 +1041,9 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
         }
     }
 
-    /* Injected faults corrupt what is written, not ERXHEAD */
     next_field = next;
+    /* test machinery { */
+    /* Injected faults corrupt what is written, not ERXHEAD */
     if (enc_fault_take(s, ENCX24J600_FAULT_RX_BAD_RSV)) {
         rsv |= 0xffff;
     }
@@ -997,6 +1063,7 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
         rsv = (rsv & ~0xffffULL) | ((wire_len + PAST_HEAD_BYTES) & 0xffff);
         next_field = start + (head - start + need + PAST_HEAD_BYTES) % ring;
     }
+    /* } test machinery */
 
     pos = head;
     enc_ring_put(s, &pos, next_field & 0xff);
@@ -1010,14 +1077,15 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
     for (; i < frame_len; i++) {
         enc_ring_put(s, &pos, 0);
     }
+    fcs = crc32(0, buf, data_len);
+    if (frame_len > data_len) {
+        fcs = crc32(fcs, zeros, frame_len - data_len);
+    }
+    /* test machinery { */
     if (s->rx_fcs) {
         fcs = ldl_le_p(buf + data_len);
-    } else {
-        fcs = crc32(0, buf, size);
-        if (frame_len > size) {
-            fcs = crc32(fcs, zeros, frame_len - size);
-        }
     }
+    /* } test machinery */
     for (i = 0; i < ETH_FCS_LEN; i++) {
         enc_ring_put(s, &pos, fcs >> (8 * i));
     }
@@ -1027,7 +1095,9 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
     if (s->pktcnt == 0xff) {
         enc_set_eir(s, EIR_PCFULIF);
     }
+    /* test machinery { */
     s->stats.rx_frames++;
+    /* } test machinery */
     trace_encx24j600_rx(size, head, next, s->pktcnt);
     enc_update(s);
 }
@@ -1040,9 +1110,6 @@ static ssize_t enc_receive(NetClientState *nc, const uint8_t *buf, size_t size)
      * the net layer queue it and stop delivering to us for good.
      */
     ssize_t consumed = size ? size : 1;
-    ENCX24J600WireFrame *f;
-    size_t bytes;
-    int64_t now;
 
     if (!enc_can_receive(nc)) {
         return 0;
@@ -1052,26 +1119,13 @@ static ssize_t enc_receive(NetClientState *nc, const uint8_t *buf, size_t size)
         trace_encx24j600_rx_drop("no link");
         return consumed;
     }
+    /* test machinery { */
     /* Frames arrive at most at the link speed */
-    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-    if (QSIMPLEQ_EMPTY(&s->wire_buf) && now >= s->rx_wire_free) {
-        enc_rx_take(s, buf, size);
+    if (enc_wire_buf_put(s, buf, size)) {
         return consumed;
     }
-    /* The wire is busy: the frame waits in the partner's port buffer */
-    bytes = enc_wire_frame_bytes(size);
-    if (bytes > s->wire_buffer_bytes - s->wire_buf_bytes) {
-        trace_encx24j600_rx_wire_drop(size, s->wire_buf_bytes);
-        s->stats.rx_wire_dropped++;
-        return consumed;
-    }
-    f = g_malloc(sizeof(*f) + size);
-    f->size = size;
-    memcpy(f->data, buf, size);
-    QSIMPLEQ_INSERT_TAIL(&s->wire_buf, f, next);
-    s->wire_buf_bytes += bytes;
-    trace_encx24j600_rx_defer(size, MAX(s->rx_wire_free - now, 0));
-    timer_mod(s->rx_timer, MAX(s->rx_wire_free, now));
+    /* } test machinery */
+    enc_rx_take(s, buf, size);
     return consumed;
 }
 
@@ -1101,6 +1155,7 @@ static void enc_tx(ENCX24J600State *s)
         sfr16_set(s, ECON1, sfr16(s, ECON1) & ~ECON1_TXRTS);
         return;
     }
+    /* test machinery { */
     /*
      * Injected faults: the link drops under the frame, or the frame is
      * aborted after the maximum number of collisions.  Nothing is sent.
@@ -1122,6 +1177,7 @@ static void enc_tx(ENCX24J600State *s)
         sfr16_set(s, ECON1, sfr16(s, ECON1) & ~ECON1_TXRTS);
         return;
     }
+    /* } test machinery */
 
     /* Frames are read contiguously, wrapping at the end of the SRAM */
     buf = g_malloc0(MAX(len, 64) + ETH_FCS_LEN);
@@ -1173,7 +1229,9 @@ static void enc_tx(ENCX24J600State *s)
         if (!(txstat & ETXSTAT_CRCBAD) && send_len) {
             qemu_send_packet(qemu_get_queue(s->nic), buf, send_len);
         }
+        /* test machinery { */
         s->stats.tx_frames++;
+        /* } test machinery */
         sfr16_set(s, ETXSTAT, txstat);
         sfr16_set(s, ETXWIRE, wire_len);
         enc_set_eir(s, EIR_TXIF);
@@ -1226,7 +1284,9 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
 
     trace_encx24j600_reset(power_on);
     memset(s->sfr, 0, sizeof(s->sfr));
+    /* test machinery { */
     s->eir_unread = 0;
+    /* } test machinery */
     sfr16_set(s, ERXST, 0x5340);
     sfr16_set(s, ERXTAIL, 0x5ffe);
     sfr16_set(s, ERXHEAD, 0x5340);
@@ -1243,13 +1303,14 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
     sfr16_set(s, ECON2, ECON2_ETHEN | ECON2_STRCH | cocon);
     sfr16_set(s, EIE, 0x8010);
     sfr16_set(s, EIDLED, EIDLED_RESET);
+    enc_set_mac(s, s->conf.macaddr.a);
+    /* test machinery { */
     if (s->factory_mac_blank) {
         static const uint8_t blank[ETH_ALEN];
 
         enc_set_mac(s, blank);
-    } else {
-        enc_set_mac(s, s->conf.macaddr.a);
     }
+    /* } test machinery */
     s->pktcnt = 0;
     s->bank = 0;
     s->mac_lo_valid = false;
@@ -1299,10 +1360,12 @@ static uint8_t enc_sfr_read(ENCX24J600State *s, unsigned a)
     if (a == MISTAT) {
         return s->sfr[a] | (enc_mii_busy(s) ? MISTAT_BUSY : 0);
     }
+    /* test machinery { */
     if ((a & ~1) == EIR) {
         /* the host has seen the flags of this byte */
         s->eir_unread &= (a & 1) ? 0x00ff : 0xff00;
     }
+    /* } test machinery */
     /*
      * ERXHEAD is read low byte first: reading ERXHEADL latches ERXHEADH,
      * so a frame stored between the two reads cannot tear the pair.
@@ -1386,14 +1449,18 @@ static void enc_mac_commit(ENCX24J600State *s, unsigned reg, uint16_t val)
     case MICMD:
         val &= MICMD_MIISCAN | MICMD_MIIRD;
         if ((val & MICMD_MIIRD) && !(old & MICMD_MIIRD)) {
+            /* test machinery { */
             s->stats.mii_reads++;
+            /* } test machinery */
             sfr16_set(s, MIRD, enc_phy_read(s, sfr16(s, MIREGADR) & 0x1f));
             enc_mii_start(s);
         }
         sfr16_set(s, MISTAT, (val & MICMD_MIISCAN) ? MISTAT_SCAN : 0);
         break;
     case MIWR:
+        /* test machinery { */
         s->stats.mii_writes++;
+        /* } test machinery */
         sfr16_set(s, reg, val);
         enc_phy_write(s, sfr16(s, MIREGADR) & 0x1f, val);
         enc_mii_start(s);
@@ -1472,7 +1539,9 @@ static void enc_sfr_write(ENCX24J600State *s, unsigned a, uint8_t v, int op)
         sfr16_set(s, reg, val & PTR_MASK);
         return;
     case EIR:
+        /* test machinery { */
         enc_eir_cleared(s, cur & ~val & EIR_WRITABLE);
+        /* } test machinery */
         sfr16_set(s, reg, val & EIR_WRITABLE);
         enc_update(s);
         return;
@@ -1503,11 +1572,13 @@ static void enc_start_command(ENCX24J600State *s, uint8_t op, int cls)
 {
     s->opcode = op;
     s->cls = cls;
+    /* test machinery { */
     s->stats.cls[cls].commands++;
     if (s->first_op) {
         s->first_op = false;
         s->stats.cls[cls].transactions++;
     }
+    /* } test machinery */
     trace_encx24j600_cmd(op, enc_class_name[cls]);
 }
 
@@ -1686,22 +1757,28 @@ static uint32_t enc_transfer(SSIPeripheral *ss, uint32_t tx)
     unsigned ptr_reg, p;
     int op;
 
+    /* test machinery { */
     /* An absent chip leaves MISO pulled up and sees nothing */
     if (s->spi_absent) {
         return 0xff;
     }
+    /* } test machinery */
     if (!s->selected) {
         return 0;
     }
+    /* test machinery { */
     s->stats.bytes++;
     if (s->spi_state != SPI_OPCODE) {
         s->stats.cls[s->cls].bytes++;
     }
+    /* } test machinery */
 
     switch (s->spi_state) {
     case SPI_OPCODE:
         enc_opcode(s, val);
+        /* test machinery { */
         s->stats.cls[s->cls].bytes++;
+        /* } test machinery */
         break;
     case SPI_RBSEL:
         ret = s->bank;
@@ -1775,6 +1852,7 @@ static int enc_set_cs(SSIPeripheral *ss, bool level)
     /* Every instruction ends, or is aborted, when CS changes */
     s->spi_state = SPI_OPCODE;
     s->mac_lo_valid = false;
+    /* test machinery { */
     if (s->spi_absent) {
         /*
          * Counted apart (what a host does to a chip that is gone); a cycle
@@ -1790,6 +1868,7 @@ static int enc_set_cs(SSIPeripheral *ss, bool level)
         s->stats.transactions++;
         s->first_op = true;
     }
+    /* } test machinery */
     return 0;
 }
 
@@ -1812,6 +1891,7 @@ static void enc_set_link(NetClientState *nc)
     }
 }
 
+/* test machinery { */
 /* Statistics */
 
 static bool enc_visit_class(Visitor *v, const char *name,
@@ -1990,6 +2070,7 @@ static void enc_set_spi_absent(Object *obj, bool value, Error **errp)
     s->spi_state = SPI_IGNORE;
     s->mac_lo_valid = false;
 }
+/* } test machinery */
 
 /* Device */
 
@@ -2013,8 +2094,10 @@ static void enc_realize(SSIPeripheral *ss, Error **errp)
                           &dev->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
     s->autoneg_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_autoneg_done, s);
+    /* test machinery { */
     s->rx_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_rx_wire_free, s);
     QSIMPLEQ_INIT(&s->wire_buf);
+    /* } test machinery */
     s->link_up = enc_partner_present(s);
 }
 
@@ -2023,8 +2106,10 @@ static void enc_unrealize(DeviceState *dev)
     ENCX24J600State *s = ENCX24J600(dev);
 
     timer_free(s->autoneg_timer);
+    /* test machinery { */
     timer_free(s->rx_timer);
     enc_wire_buf_drop(s, false);
+    /* } test machinery */
     qemu_del_nic(s->nic);
 }
 
@@ -2036,9 +2121,11 @@ static void enc_reset(DeviceState *dev)
     s->spi_state = SPI_OPCODE;
     /* At power-on the link is there at once, in the reset mode */
     timer_del(s->autoneg_timer);
+    /* test machinery { */
     timer_del(s->rx_timer);
     s->rx_wire_free = 0;
     enc_wire_buf_drop(s, false);
+    /* } test machinery */
     s->link_up = enc_partner_present(s);
     enc_phy_reset(s);
     enc_phy_mode(s, &s->link_full, &s->link_fast);
@@ -2047,24 +2134,30 @@ static void enc_reset(DeviceState *dev)
     qemu_set_irq(s->int_out, s->int_level);
 }
 
+/* test machinery { */
 static void enc_instance_init(Object *obj)
 {
-    object_property_add(obj, "spi-stats", "ENCX24J600Stats",
+    object_property_add(obj, "x-spi-stats", "ENCX24J600Stats",
                         enc_get_stats, NULL, NULL, NULL);
-    object_property_add_bool(obj, "reset-stats", enc_get_reset_stats,
+    object_property_set_description(obj, "x-spi-stats",
+                                    "SPI transaction and frame counters");
+    object_property_add_bool(obj, "x-reset-stats", enc_get_reset_stats,
                              enc_set_reset_stats);
-    object_property_add_str(obj, "inject", enc_get_inject, enc_set_inject);
-    object_property_set_description(obj, "inject",
+    object_property_set_description(obj, "x-reset-stats",
+                                    "Write true to zero x-spi-stats");
+    object_property_add_str(obj, "x-inject", enc_get_inject, enc_set_inject);
+    object_property_set_description(obj, "x-inject",
                                     "Arm a one-shot fault (write-only)");
-    object_property_add_bool(obj, "int-stuck", enc_get_int_stuck,
+    object_property_add_bool(obj, "x-int-stuck", enc_get_int_stuck,
                              enc_set_int_stuck);
-    object_property_set_description(obj, "int-stuck",
+    object_property_set_description(obj, "x-int-stuck",
                                     "Hold the INT pin asserted");
-    object_property_add_bool(obj, "spi-absent", enc_get_spi_absent,
+    object_property_add_bool(obj, "x-spi-absent", enc_get_spi_absent,
                              enc_set_spi_absent);
-    object_property_set_description(obj, "spi-absent",
+    object_property_set_description(obj, "x-spi-absent",
                                     "The chip does not answer on SPI");
 }
+/* } test machinery */
 
 static int enc_post_load(void *opaque, int version_id)
 {
@@ -2075,6 +2168,7 @@ static int enc_post_load(void *opaque, int version_id)
     }
     s->bank &= 3;
     s->addr = MIN(s->addr, 0xff);
+    /* test machinery { */
     /*
      * The receive wire is not migrated: after a load it is free.  A flush
      * that was waiting for it runs as soon as the clock does.
@@ -2090,6 +2184,7 @@ static int enc_post_load(void *opaque, int version_id)
      * the machine runs, in case the source held it stuck.
      */
     timer_mod(s->rx_timer, 0);
+    /* } test machinery */
     return 0;
 }
 
@@ -2117,7 +2212,9 @@ static const VMStateDescription vmstate_encx24j600 = {
         VMSTATE_UINT8(opcode, ENCX24J600State),
         VMSTATE_UINT8(addr, ENCX24J600State),
         VMSTATE_UINT8(cls, ENCX24J600State),
+        /* test machinery { */
         VMSTATE_BOOL(first_op, ENCX24J600State),
+        /* } test machinery */
         VMSTATE_UINT8(mac_lo, ENCX24J600State),
         VMSTATE_UINT8(mac_lo_addr, ENCX24J600State),
         VMSTATE_BOOL(mac_lo_valid, ENCX24J600State),
@@ -2128,13 +2225,15 @@ static const VMStateDescription vmstate_encx24j600 = {
 
 static Property enc_properties[] = {
     DEFINE_NIC_PROPERTIES(ENCX24J600State, conf),
-    DEFINE_PROP_UINT32("autoneg-delay-ms", ENCX24J600State, autoneg_delay_ms,
-                       AUTONEG_DELAY_MS_DEFAULT),
-    DEFINE_PROP_UINT32("wire-buffer-bytes", ENCX24J600State, wire_buffer_bytes,
-                       WIRE_BUFFER_BYTES_DEFAULT),
-    DEFINE_PROP_BOOL("rx-fcs", ENCX24J600State, rx_fcs, false),
-    DEFINE_PROP_BOOL("factory-mac-blank", ENCX24J600State, factory_mac_blank,
-                     false),
+    DEFINE_PROP_UINT32("x-autoneg-delay-ms", ENCX24J600State,
+                       autoneg_delay_ms, AUTONEG_DELAY_MS_DEFAULT),
+    /* test machinery { */
+    DEFINE_PROP_UINT32("x-wire-buffer-bytes", ENCX24J600State,
+                       wire_buffer_bytes, WIRE_BUFFER_BYTES_DEFAULT),
+    DEFINE_PROP_BOOL("x-rx-fcs", ENCX24J600State, rx_fcs, false),
+    DEFINE_PROP_BOOL("x-factory-mac-blank", ENCX24J600State,
+                     factory_mac_blank, false),
+    /* } test machinery */
     DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -2159,7 +2258,9 @@ static const TypeInfo encx24j600_info = {
     .name = TYPE_ENCX24J600,
     .parent = TYPE_SSI_PERIPHERAL,
     .instance_size = sizeof(ENCX24J600State),
+    /* test machinery { */
     .instance_init = enc_instance_init,
+    /* } test machinery */
     .class_init = enc_class_init,
 };
 

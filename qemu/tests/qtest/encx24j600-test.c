@@ -324,13 +324,14 @@ static void phy_write(QTestState *qts, uint8_t reg, uint16_t val)
     }
 }
 
+/* test machinery { */
 static uint64_t stat_get(QTestState *qts, const char *cls, const char *key)
 {
     QDict *rsp, *ret;
     uint64_t v;
 
     rsp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
-                    "{ 'path': %s, 'property': 'spi-stats' } }", ENC_PATH);
+                    "{ 'path': %s, 'property': 'x-spi-stats' } }", ENC_PATH);
     g_assert(qdict_haskey(rsp, "return"));
     ret = qdict_get_qdict(rsp, "return");
     if (cls) {
@@ -344,12 +345,13 @@ static uint64_t stat_get(QTestState *qts, const char *cls, const char *key)
 static void stats_reset(QTestState *qts)
 {
     QDict *rsp = qtest_qmp(qts, "{ 'execute': 'qom-set', 'arguments': "
-                           "{ 'path': %s, 'property': 'reset-stats', "
+                           "{ 'path': %s, 'property': 'x-reset-stats', "
                            "'value': true } }", ENC_PATH);
 
     g_assert(qdict_haskey(rsp, "return"));
     qobject_unref(rsp);
 }
+/* } test machinery */
 
 /* Setup */
 
@@ -392,7 +394,9 @@ static TestData *test_start_with(const char *extra)
     TestData *td = test_start_args(extra);
 
     chip_reset(td->qts);
+    /* test machinery { */
     stats_reset(td->qts);
+    /* } test machinery */
     return td;
 }
 
@@ -689,8 +693,10 @@ static void test_rx(void)
     g_assert_cmphex(rcru(qts, ERXTAIL), ==, next2 - 2);
 
     /* Only the two accepted frames were stored */
+    /* test machinery { */
     g_assert_cmpuint(stat_get(qts, NULL, "rx-frames"), ==, 2);
     g_assert_cmpuint(stat_get(qts, NULL, "rx-filtered"), ==, 1);
+    /* } test machinery */
 
     /* A frame that does not fit before ERXTAIL is dropped with RXABTIF */
     wcru(qts, ERXTAIL, next2 + 80);
@@ -699,8 +705,10 @@ static void test_rx(void)
     g_assert_true(wait_pktcnt(qts, 1));
     g_assert_cmphex(rcru(qts, EIR) & EIR_RXABTIF, ==, EIR_RXABTIF);
     g_assert_cmphex(rcru(qts, ERXHEAD), ==, next2 + 72);
+    /* test machinery { */
     g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 1);
     g_assert_cmpuint(stat_get(qts, NULL, "rx-frames"), ==, 3);
+    /* } test machinery */
 }
 
 static void test_rx_wrap(void)
@@ -761,7 +769,9 @@ static void test_tx(void)
     g_assert_cmphex(rcru(qts, ETXWIRE), ==, 64);
     g_assert_cmphex(rcru(qts, ETXSTAT), ==, 0);
     g_assert_true(int_asserted(qts));
+    /* test machinery { */
     g_assert_cmpuint(stat_get(qts, NULL, "tx-frames"), ==, 1);
+    /* } test machinery */
 
     /* A zero-length frame aborts */
     u16op(qts, OP_BFCU, EIR, EIR_TXIF);
@@ -878,8 +888,10 @@ static void test_rx_filters(void)
     g_assert_cmpuint(rsv_lo & 0xffff, ==, 68);
     g_assert_true(rsv_lo & (1u << 24));         /* multicast */
     g_assert_true(rsv_hi & (1u << (33 - 32)));  /* hash match */
+    /* test machinery { */
     g_assert_cmpuint(stat_get(qts, NULL, "rx-filtered"), ==, 2);
     g_assert_cmpuint(stat_get(qts, NULL, "rx-frames"), ==, 1);
+    /* } test machinery */
 
     /* Frames wait in the backend while reception is disabled */
     cmd(qts, OP_DISABLERX);
@@ -892,6 +904,7 @@ static void test_rx_filters(void)
     g_assert_true(wait_pktcnt(qts, 2));
 }
 
+/* test machinery { */
 static void test_rx_limits(void)
 {
     TestData *td = test_start();
@@ -962,6 +975,7 @@ static void test_rx_huge(void)
     send_frame(td->fd, small, sizeof(small));
     g_assert_true(wait_pktcnt(qts, 1));
 }
+/* } test machinery */
 
 static void test_tx_link_down(void)
 {
@@ -983,7 +997,9 @@ static void test_tx_link_down(void)
                     EIR_TXABTIF);
     g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
     g_assert_cmpint(recv(td->fd, &byte, 1, MSG_DONTWAIT), ==, -1);
+    /* test machinery { */
     g_assert_cmpuint(stat_get(qts, NULL, "tx-frames"), ==, 0);
+    /* } test machinery */
 }
 
 static void test_reset_keeps_cocon(void)
@@ -1008,6 +1024,7 @@ static void test_reset_keeps_cocon(void)
     }
 }
 
+/* test machinery { */
 static void test_stats(void)
 {
     TestData *td = test_start();
@@ -1037,6 +1054,7 @@ static void test_stats(void)
     g_assert_cmpuint(stat_get(qts, "unknown", "bytes"), ==, 3);
     g_assert_cmpuint(stat_get(qts, "sram-read", "commands"), ==, 0);
 }
+/* } test machinery */
 
 /* More helpers */
 
@@ -1049,6 +1067,7 @@ static void set_link(QTestState *qts, bool up)
     qobject_unref(rsp);
 }
 
+/* test machinery { */
 /* Frames the model has dealt with: stored, filtered out or dropped */
 static uint64_t rx_seen(QTestState *qts)
 {
@@ -1066,6 +1085,7 @@ static void wait_rx_seen(QTestState *qts, uint64_t n)
     }
     g_assert_cmpuint(rx_seen(qts), ==, n);
 }
+/* } test machinery */
 
 /* Read the next-packet pointer and the RSV of the frame at addr */
 static uint64_t read_rx_hdr(QTestState *qts, uint16_t addr, uint16_t *next)
@@ -1096,6 +1116,7 @@ static uint64_t rx_one(TestData *td, const uint8_t *f, size_t len,
     return read_rx_hdr(qts, head, NULL);
 }
 
+/* test machinery { */
 /* Send one frame and check that the filters reject it */
 static void rx_reject(TestData *td, const uint8_t *f, size_t len)
 {
@@ -1107,6 +1128,7 @@ static void rx_reject(TestData *td, const uint8_t *f, size_t len)
     g_assert_cmpuint(stat_get(td->qts, NULL, "rx-filtered"), ==,
                      filtered + 1);
 }
+/* } test machinery */
 
 #define RSV_BIT(rsv, n) (!!((rsv) & (1ULL << (n))))
 
@@ -1145,7 +1167,9 @@ static void test_bank_select(void)
         g_assert_cmphex(rx[1] | (rx[2] << 8), ==, expect[b]);
         g_assert_cmphex(rx[0], ==, 0);
     }
+    /* test machinery { */
     g_assert_cmpuint(stat_get(qts, "bank-select", "commands"), ==, 4);
+    /* } test machinery */
 }
 
 static void test_rbsel(void)
@@ -1167,8 +1191,10 @@ static void test_rbsel(void)
         g_assert_cmphex(rx[2], ==, b);
         g_assert_cmphex(rx[4] | (rx[5] << 8), ==, 0x100 + b);
     }
+    /* test machinery { */
     g_assert_cmpuint(stat_get(qts, "rbsel", "commands"), ==, 4);
     g_assert_cmpuint(stat_get(qts, "rbsel", "bytes"), ==, 8);
+    /* } test machinery */
 }
 
 static void test_return_bytes(void)
@@ -1225,10 +1251,12 @@ static void test_unknown_opcode(void)
         g_assert_cmphex(rx[1] | rx[2] | rx[3], ==, 0);
         g_assert_cmphex(rcru(qts, EIE) & EIE_INTIE, ==, 0);
     }
+    /* test machinery { */
     g_assert_cmpuint(stat_get(qts, "unknown", "commands"), ==,
                      ARRAY_SIZE(unknown));
     g_assert_cmpuint(stat_get(qts, "unknown", "bytes"), ==,
                      4 * ARRAY_SIZE(unknown));
+    /* } test machinery */
     /* The next cycle decodes normally */
     cmd(qts, OP_SETEIE);
     g_assert_cmphex(rcru(qts, EIE) & EIE_INTIE, ==, EIE_INTIE);
@@ -1314,8 +1342,10 @@ static void test_bfsu_bfcu(void)
     spi(qts, clr, NULL, 6);
     g_assert_cmphex(rcru(qts, EHT1), ==, 0x1200);
     g_assert_cmphex(rcru(qts, EHT1 + 2), ==, 0x0004);
+    /* test machinery { */
     g_assert_cmpuint(stat_get(qts, "bfsu", "bytes"), ==, 6);
     g_assert_cmpuint(stat_get(qts, "bfcu", "bytes"), ==, 6);
+    /* } test machinery */
 }
 
 static void test_bfs_bfc_banked(void)
@@ -1341,8 +1371,10 @@ static void test_bfs_bfc_banked(void)
         spi(qts, tx, NULL, 4);
     }
     g_assert_cmphex(rcru(qts, MACON2), ==, 0x40b6);
+    /* test machinery { */
     g_assert_cmpuint(stat_get(qts, "bfs", "commands"), ==, 3);
     g_assert_cmpuint(stat_get(qts, "bfc", "commands"), ==, 1);
+    /* } test machinery */
 }
 
 static void test_common_alias(void)
@@ -1459,8 +1491,10 @@ static void test_commands(void)
     spi(qts, chain, NULL, 3);
     g_assert_cmphex(rcru(qts, ECON1), ==, ECON1_RXEN | 0x0080);
     g_assert_cmphex(rcru(qts, EIE) & EIE_INTIE, ==, 0);
+    /* test machinery { */
     g_assert_cmpuint(stat_get(qts, "command", "commands"), ==, 3);
     g_assert_cmpuint(stat_get(qts, "command", "transactions"), ==, 1);
+    /* } test machinery */
     cmd(qts, OP_DISABLERX);
     g_assert_cmphex(rcru(qts, ECON1) & ECON1_RXEN, ==, 0);
     cmd(qts, OP_SETEIE);
@@ -1510,8 +1544,10 @@ static void test_pointers(void)
         g_assert_cmphex(rx[4] | (rx[5] << 8), ==, v);
         g_assert_cmphex(rcru(qts, reg[i]), ==, v);
     }
+    /* test machinery { */
     g_assert_cmpuint(stat_get(qts, "pointer-write", "commands"), ==, 6);
     g_assert_cmpuint(stat_get(qts, "pointer-read", "bytes"), ==, 18);
+    /* } test machinery */
 }
 
 static void test_sram_gp_end_wrap(void)
@@ -1604,6 +1640,7 @@ static void test_rx_rsv(void)
     g_assert_false(RSV_BIT(rsv, 36));
 }
 
+/* test machinery { */
 static void test_rx_unicast(void)
 {
     TestData *td = test_start();
@@ -1723,10 +1760,10 @@ static void test_rx_runt(void)
     g_assert_cmphex(rx_one(td, f, sizeof(f), NULL) & 0xffff, ==, 64);
 }
 
-/* rx-fcs: the backend's frames are the wire's, their own FCS included */
+/* x-rx-fcs: the backend's frames are the wire's, their own FCS included */
 static void test_rx_fcs(void)
 {
-    TestData *td = test_start_with("-global encx24j600.rx-fcs=on");
+    TestData *td = test_start_with("-global encx24j600.x-rx-fcs=on");
     QTestState *qts = td->qts;
     uint8_t f[64], runt[44], back[64];
     uint64_t rsv, seen;
@@ -1809,6 +1846,7 @@ static void test_rx_control(void)
     g_assert_true(RSV_BIT(rsv, 27) && RSV_BIT(rsv, 29));
     g_assert_false(RSV_BIT(rsv, 28));
 }
+/* } test machinery */
 
 static void test_rx_even(void)
 {
@@ -1830,6 +1868,7 @@ static void test_rx_even(void)
     g_assert_cmphex(rcru(qts, ERXHEAD), ==, RX_START + 228);
 }
 
+/* test machinery { */
 static void test_rx_ring_full(void)
 {
     TestData *td = test_start();
@@ -1858,6 +1897,7 @@ static void test_rx_ring_full(void)
     rx_one(td, f, sizeof(f), NULL);
     g_assert_cmphex(rcru(qts, ERXHEAD), ==, RX_START + 144);
 }
+/* } test machinery */
 
 static void test_rx_rxrst(void)
 {
@@ -1957,6 +1997,7 @@ static void test_rx_erxhead_shadow(void)
     g_assert_cmphex(rcru8(qts, ERXHEAD + 1), ==, RX_START >> 8);
 }
 
+/* test machinery { */
 /* Wait for the model to see n frames in all, with the clock stopped */
 static void wait_rx_seen_frozen(QTestState *qts, uint64_t n)
 {
@@ -2026,6 +2067,7 @@ static void test_rx_pacing(void)
     g_assert_cmpuint(stat_get(qts, NULL, "rx-frames"), ==, 7);
     g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 0);
 }
+/* } test machinery */
 
 /* Transmit */
 
@@ -2730,16 +2772,19 @@ static void test_int_pktif(void)
 
 /* Fault injection */
 
+/* test machinery { */
 static void inject(QTestState *qts, const char *fault)
 {
     QDict *rsp = qtest_qmp(qts, "{ 'execute': 'qom-set', 'arguments': "
-                           "{ 'path': %s, 'property': 'inject', "
+                           "{ 'path': %s, 'property': 'x-inject', "
                            "'value': %s } }", ENC_PATH, fault);
 
     g_assert(qdict_haskey(rsp, "return"));
     qobject_unref(rsp);
 }
+/* } test machinery */
 
+/* test machinery { */
 static void qom_set_bool(QTestState *qts, const char *prop, bool value)
 {
     QDict *rsp = qtest_qmp(qts, "{ 'execute': 'qom-set', 'arguments': "
@@ -2762,15 +2807,17 @@ static bool qom_get_bool(QTestState *qts, const char *prop)
     qobject_unref(rsp);
     return v;
 }
+/* } test machinery */
 
-/* The count of one kind of injected fault in spi-stats */
+/* test machinery { */
+/* The count of one kind of injected fault in x-spi-stats */
 static uint64_t stat_injected(QTestState *qts, const char *fault)
 {
     QDict *rsp;
     uint64_t v;
 
     rsp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
-                    "{ 'path': %s, 'property': 'spi-stats' } }", ENC_PATH);
+                    "{ 'path': %s, 'property': 'x-spi-stats' } }", ENC_PATH);
     g_assert(qdict_haskey(rsp, "return"));
     v = qdict_get_int(qdict_get_qdict(qdict_get_qdict(rsp, "return"),
                                       "injected"), fault);
@@ -2787,7 +2834,7 @@ static void test_fault_names(void)
 
     /* An unknown fault is an error that lists the valid ones */
     rsp = qtest_qmp(qts, "{ 'execute': 'qom-set', 'arguments': "
-                    "{ 'path': %s, 'property': 'inject', "
+                    "{ 'path': %s, 'property': 'x-inject', "
                     "'value': 'rx-bad-crc' } }", ENC_PATH);
     g_assert(qdict_haskey(rsp, "error"));
     msg = qdict_get_str(qdict_get_qdict(rsp, "error"), "desc");
@@ -2799,11 +2846,11 @@ static void test_fault_names(void)
     /* Write-only: it reads "" even with a fault armed */
     inject(qts, "tx-abort");
     rsp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
-                    "{ 'path': %s, 'property': 'inject' } }", ENC_PATH);
+                    "{ 'path': %s, 'property': 'x-inject' } }", ENC_PATH);
     g_assert_cmpstr(qdict_get_str(rsp, "return"), ==, "");
     qobject_unref(rsp);
-    g_assert_false(qom_get_bool(qts, "int-stuck"));
-    g_assert_false(qom_get_bool(qts, "spi-absent"));
+    g_assert_false(qom_get_bool(qts, "x-int-stuck"));
+    g_assert_false(qom_get_bool(qts, "x-spi-absent"));
     /* Counted when it takes effect, not when armed */
     g_assert_cmpuint(stat_get(qts, NULL, "injections"), ==, 0);
 }
@@ -3047,8 +3094,8 @@ static void test_fault_int_stuck(void)
 
     wcru(qts, EIE, 0);
     g_assert_false(int_asserted(qts));
-    qom_set_bool(qts, "int-stuck", true);
-    g_assert_true(qom_get_bool(qts, "int-stuck"));
+    qom_set_bool(qts, "x-int-stuck", true);
+    g_assert_true(qom_get_bool(qts, "x-int-stuck"));
     g_assert_true(int_asserted(qts));
     /* The pin only: ESTAT.INT follows EIR and EIE */
     g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_INT, ==, 0);
@@ -3059,12 +3106,12 @@ static void test_fault_int_stuck(void)
     wcru(qts, EIE, 0);
     g_assert_true(int_asserted(qts));
     /* Released at once, back to the usual rule */
-    qom_set_bool(qts, "int-stuck", false);
+    qom_set_bool(qts, "x-int-stuck", false);
     g_assert_false(int_asserted(qts));
-    qom_set_bool(qts, "int-stuck", true);
+    qom_set_bool(qts, "x-int-stuck", true);
     wcru(qts, EIE, EIE_INTIE | EIE_TXIE);
     u16op(qts, OP_BFSU, EIR, EIR_TXIF);
-    qom_set_bool(qts, "int-stuck", false);
+    qom_set_bool(qts, "x-int-stuck", false);
     g_assert_true(int_asserted(qts));
     u16op(qts, OP_BFCU, EIR, EIR_TXIF);
     g_assert_false(int_asserted(qts));
@@ -3079,8 +3126,8 @@ static void test_fault_spi_absent(void)
     uint8_t tx[4] = { OP_RCRU, EUDAST }, rx[4];
 
     wcru(qts, EUDAST, 0x1234);
-    qom_set_bool(qts, "spi-absent", true);
-    g_assert_true(qom_get_bool(qts, "spi-absent"));
+    qom_set_bool(qts, "x-spi-absent", true);
+    g_assert_true(qom_get_bool(qts, "x-spi-absent"));
     transactions = stat_get(qts, NULL, "transactions");
     g_assert_cmpuint(stat_get(qts, NULL, "absent-transactions"), ==, 0);
     spi(qts, tx, rx, 4);
@@ -3094,7 +3141,7 @@ static void test_fault_spi_absent(void)
     /* A cycle under way when the chip comes back is lost */
     cs(qts, true);
     xfer(qts, OP_RCRU);
-    qom_set_bool(qts, "spi-absent", false);
+    qom_set_bool(qts, "x-spi-absent", false);
     g_assert_cmphex(xfer(qts, EUDAST), ==, 0);
     g_assert_cmphex(xfer(qts, 0), ==, 0);
     cs(qts, false);
@@ -3105,18 +3152,20 @@ static void test_fault_spi_absent(void)
 
 static void test_fault_spi_absent_boot(void)
 {
-    TestData *td = test_start_args("-global encx24j600.spi-absent=on");
+    TestData *td = test_start_args("-global encx24j600.x-spi-absent=on");
     QTestState *qts = td->qts;
 
-    g_assert_true(qom_get_bool(qts, "spi-absent"));
+    g_assert_true(qom_get_bool(qts, "x-spi-absent"));
     g_assert_cmphex(rcru(qts, ESTAT), ==, 0xffff);
     g_assert_cmphex(rcru(qts, EIDLED), ==, 0xffff);
-    qom_set_bool(qts, "spi-absent", false);
+    qom_set_bool(qts, "x-spi-absent", false);
     g_assert_cmphex(rcru(qts, EIDLED), ==, 0x0022);
 }
+/* } test machinery */
 
 /* The link partner's port buffer */
 
+/* test machinery { */
 static void wait_stat_frozen(QTestState *qts, const char *key, uint64_t n)
 {
     gint64 end = g_get_monotonic_time() + TIMEOUT_SECONDS * G_USEC_PER_SEC;
@@ -3136,11 +3185,13 @@ static void wait_stat(QTestState *qts, const char *key, uint64_t n)
     }
     g_assert_cmpuint(stat_get(qts, NULL, key), ==, n);
 }
+/* } test machinery */
 
 /* Default wire-buffer-bytes; a 1514-byte frame takes 1518 bytes of it */
 #define WIRE_BUFFER     (128 * 1024)
 #define WIRE_FRAMES     (WIRE_BUFFER / 1518)
 
+/* test machinery { */
 static void test_rx_wire_buffer(void)
 {
     TestData *td = test_start();
@@ -3220,14 +3271,18 @@ static void test_mii_commands(void)
     wcru(qts, MICMD, 1);
     g_assert_cmpuint(stat_get(qts, NULL, "mii-reads"), ==, 2);
 }
+/* } test machinery */
 
+/* test machinery { */
 static void raise_dmaif(QTestState *qts)
 {
     dma_setup(qts, 0x300, 8, 0x400);
     cmd(qts, OP_DMACKSUM);
     g_assert_cmphex(rcru(qts, ECON1) & ECON1_DMAST, ==, 0);
 }
+/* } test machinery */
 
+/* test machinery { */
 /*
  * An interrupt flag the host clears without having read it since the
  * chip raised it is an event lost (a read-modify-write of EIR writes a
@@ -3279,6 +3334,7 @@ static void test_eir_flags_lost(void)
     u16op(qts, OP_BFCU, EIR, EIR_DMAIF);
     g_assert_cmpuint(stat_get(qts, NULL, "eir-flags-lost"), ==, 2);
 }
+/* } test machinery */
 
 int main(int argc, char **argv)
 {
@@ -3293,11 +3349,15 @@ int main(int argc, char **argv)
     qtest_add_func("encx24j600/phy-link", test_phy_link);
     qtest_add_func("encx24j600/dma", test_dma);
     qtest_add_func("encx24j600/rx-filters", test_rx_filters);
+    /* test machinery { */
     qtest_add_func("encx24j600/rx-limits", test_rx_limits);
     qtest_add_func("encx24j600/rx-huge", test_rx_huge);
+    /* } test machinery */
     qtest_add_func("encx24j600/tx-link-down", test_tx_link_down);
     qtest_add_func("encx24j600/reset-keeps-cocon", test_reset_keeps_cocon);
+    /* test machinery { */
     qtest_add_func("encx24j600/stats", test_stats);
+    /* } test machinery */
     qtest_add_func("encx24j600/bank-select", test_bank_select);
     qtest_add_func("encx24j600/rbsel", test_rbsel);
     qtest_add_func("encx24j600/return-bytes", test_return_bytes);
@@ -3319,6 +3379,7 @@ int main(int argc, char **argv)
     qtest_add_func("encx24j600/sram-gp-end-wrap", test_sram_gp_end_wrap);
     qtest_add_func("encx24j600/sram-bounds", test_sram_bounds);
     qtest_add_func("encx24j600/rx-rsv", test_rx_rsv);
+    /* test machinery { */
     qtest_add_func("encx24j600/rx-unicast", test_rx_unicast);
     qtest_add_func("encx24j600/rx-notme", test_rx_notme);
     qtest_add_func("encx24j600/rx-multicast", test_rx_multicast);
@@ -3327,11 +3388,16 @@ int main(int argc, char **argv)
     qtest_add_func("encx24j600/rx-runt", test_rx_runt);
     qtest_add_func("encx24j600/rx-fcs", test_rx_fcs);
     qtest_add_func("encx24j600/rx-control", test_rx_control);
+    /* } test machinery */
     qtest_add_func("encx24j600/rx-even", test_rx_even);
+    /* test machinery { */
     qtest_add_func("encx24j600/rx-ring-full", test_rx_ring_full);
+    /* } test machinery */
     qtest_add_func("encx24j600/rx-rxrst", test_rx_rxrst);
     qtest_add_func("encx24j600/rx-erxhead-shadow", test_rx_erxhead_shadow);
+    /* test machinery { */
     qtest_add_func("encx24j600/rx-pacing", test_rx_pacing);
+    /* } test machinery */
     qtest_add_func("encx24j600/tx-padcfg", test_tx_padcfg);
     qtest_add_func("encx24j600/tx-host-crc", test_tx_host_crc);
     qtest_add_func("encx24j600/tx-txmac", test_tx_txmac);
@@ -3354,6 +3420,7 @@ int main(int argc, char **argv)
     qtest_add_func("encx24j600/reset-system", test_reset_system);
     qtest_add_func("encx24j600/int-gating", test_int_gating);
     qtest_add_func("encx24j600/int-pktif", test_int_pktif);
+    /* test machinery { */
     qtest_add_func("encx24j600/fault-names", test_fault_names);
     qtest_add_func("encx24j600/fault-rx-bad-rsv", test_fault_rx_bad_rsv);
     qtest_add_func("encx24j600/fault-rx-next-odd", test_fault_rx_next_odd);
@@ -3372,6 +3439,7 @@ int main(int argc, char **argv)
     qtest_add_func("encx24j600/rx-wire-buffer", test_rx_wire_buffer);
     qtest_add_func("encx24j600/mii-commands", test_mii_commands);
     qtest_add_func("encx24j600/eir-flags-lost", test_eir_flags_lost);
+    /* } test machinery */
 
     return g_test_run();
 }

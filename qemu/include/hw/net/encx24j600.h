@@ -42,7 +42,8 @@ typedef enum ENCX24J600Class {
     ENCX24J600_CLASS__MAX,
 } ENCX24J600Class;
 
-/* Faults the host can inject (QOM properties "inject", "int-stuck", ...) */
+/* test machinery { */
+/* Faults the host can inject (properties "x-inject", "x-int-stuck", ...) */
 typedef enum ENCX24J600Fault {
     ENCX24J600_FAULT_RX_BAD_RSV,
     ENCX24J600_FAULT_RX_NEXT_ODD,
@@ -85,6 +86,7 @@ typedef struct ENCX24J600WireFrame {
     size_t size;
     uint8_t data[];
 } ENCX24J600WireFrame;
+/* } test machinery */
 
 struct ENCX24J600State {
     SSIPeripheral parent_obj;
@@ -100,11 +102,6 @@ struct ENCX24J600State {
     uint8_t bank;
     uint8_t pktcnt;
     uint8_t erxheadh;       /* ERXHEADH as latched by a read of ERXHEADL */
-    /*
-     * EIR flags raised since the host last read them, for the
-     * eir-flags-lost count only: not migrated (cleared by a load)
-     */
-    uint16_t eir_unread;
     bool link_up;           /* PHY link: ESTAT.PHYLNK */
     bool link_full;         /* negotiated (or forced) mode of the link */
     bool link_fast;
@@ -113,8 +110,25 @@ struct ENCX24J600State {
     int64_t mii_busy_until; /* MISTAT.BUSY until this QEMU_CLOCK_VIRTUAL */
     QEMUTimer *autoneg_timer;   /* pending while the PHY negotiates */
     uint32_t autoneg_delay_ms;  /* property: time to (re)establish the link */
+
+    /* SPI state machine */
+    bool selected;
+    uint8_t spi_state;
+    uint8_t opcode;
+    uint8_t addr;
+    uint8_t cls;
+    uint8_t mac_lo;         /* MAC/MII low byte waiting for its high byte */
+    uint8_t mac_lo_addr;
+    bool mac_lo_valid;
+
+    /* test machinery { */
     bool rx_fcs;            /* property: backend frames carry their FCS */
     bool factory_mac_blank; /* property: MAADR resets to zero */
+    /*
+     * EIR flags raised since the host last read them, for the
+     * eir-flags-lost count only: not migrated (cleared by a load)
+     */
+    uint16_t eir_unread;
 
     /*
      * Receive wire and the link partner's port buffer, not migrated:
@@ -131,19 +145,10 @@ struct ENCX24J600State {
     bool int_stuck;         /* INT held asserted */
     bool spi_absent;        /* the chip does not answer on SPI */
 
-    /* SPI state machine */
-    bool selected;
-    uint8_t spi_state;
-    uint8_t opcode;
-    uint8_t addr;
-    uint8_t cls;
-    bool first_op;
-    uint8_t mac_lo;         /* MAC/MII low byte waiting for its high byte */
-    uint8_t mac_lo_addr;
-    bool mac_lo_valid;
-
-    /* Transaction accounting, not migrated */
+    /* Transaction accounting, not migrated but first_op */
+    bool first_op;          /* the next command starts a CS cycle */
     ENCX24J600Stats stats;
+    /* } test machinery */
 };
 
 #endif
