@@ -174,17 +174,20 @@
 /* One MII management operation takes 25.6 us */
 #define MII_BUSY_NS     25600
 
+/* The MII operation under way (mii_op) */
+enum { MII_OP_NONE, MII_OP_READ, MII_OP_WRITE };
+
 /*
  * Silicon needs 1-3 s to autonegotiate; the default keeps the link change
  * visible (link down, then up with LINKIF each time) but fast to test.
  */
 #define AUTONEG_DELAY_MS_DEFAULT 20
 
-/* test machinery { */
 /* One byte on the wire: 80 ns at 100 Mbit/s, 800 ns at 10 Mbit/s */
 #define WIRE_BYTE_NS_100    80
 #define WIRE_BYTE_NS_10     800
 
+/* test machinery { */
 /*
  * The link partner's switch port buffers 128 KiB of frames while our wire
  * is busy: a 64 KiB TCP window of full-size frames fits with room to
@@ -295,8 +298,22 @@ static const char *const enc_fault_name[ENCX24J600_FAULT__MAX] = {
 static void enc_wire_buf_drop(ENCX24J600State *s, bool count);
 /* } test machinery */
 
-static void enc_rx_flush(ENCX24J600State *s);
 static void enc_phy_restart(ENCX24J600State *s);
+static void enc_tx_abort(ENCX24J600State *s, bool flag);
+static void enc_tx_wire(ENCX24J600State *s);
+
+/*
+ * How long a frame of size bytes (without FCS) occupies the wire at the
+ * link speed: preamble and SFD, the frame padded to 60 bytes, the FCS and
+ * the inter-frame gap
+ */
+static int64_t enc_wire_ns(ENCX24J600State *s, size_t size)
+{
+    int64_t bytes = ETH_PREAMBLE_LEN + MAX(size, ETH_MIN_NOFCS) +
+                    ETH_FCS_LEN + ETH_IFG_LEN;
+
+    return bytes * (s->link_fast ? WIRE_BYTE_NS_100 : WIRE_BYTE_NS_10);
+}
 
 static uint16_t sfr16(ENCX24J600State *s, unsigned reg)
 {
@@ -494,11 +511,13 @@ static void enc_update(ENCX24J600State *s)
     /* Fault injection: the pin held low whatever EIE and EIR say */
     asserted |= s->int_stuck;
     /* } test machinery */
-    /* The pin is active low */
+    /* The pin is active low; during a system reset, hold drives it */
     if (s->int_level != !asserted) {
         s->int_level = !asserted;
-        trace_encx24j600_int(asserted);
-        qemu_set_irq(s->int_out, s->int_level);
+        if (!device_is_in_reset(DEVICE(s))) {
+            trace_encx24j600_int(asserted);
+            qemu_set_irq(s->int_out, s->int_level);
+        }
     }
 }
 
@@ -567,12 +586,20 @@ static void enc_link_change(ENCX24J600State *s, bool up)
     s->link_up = up;
     if (!up) {
         s->llstat_low = true;
+        /* A frame on the wire is cut off */
+        if (timer_pending(s->tx_timer)) {
+            enc_tx_abort(s, true);
+        }
         /* test machinery { */
         /* The partner's port buffer is lost with the link */
         enc_wire_buf_drop(s, true);
         /* } test machinery */
     }
     enc_set_eir(s, EIR_LINKIF);
+    if (up && s->tx_waiting) {
+        s->tx_waiting = false;
+        enc_tx_wire(s);
+    }
 }
 
 /*
@@ -666,26 +693,15 @@ static unsigned enc_next_ptr(ENCX24J600State *s, unsigned ptr_reg, unsigned p)
     }
 }
 
-/* Receive path */
-
-static bool enc_can_receive(NetClientState *nc)
-{
-    ENCX24J600State *s = qemu_get_nic_opaque(nc);
-
-    return (sfr16(s, ECON1) & ECON1_RXEN) && !(sfr16(s, ECON2) & ECON2_RXRST);
-}
+/*
+ * Receive path.  The wire does not wait for the receiver: a frame that
+ * arrives while reception is off is dropped (enc_rx_take), so the model
+ * never asks QEMU to hold frames back (no can_receive).
+ */
 
 static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size);
 
 /* test machinery { */
-/* How long a frame of size bytes (without FCS) occupies the wire */
-static int64_t enc_wire_ns(ENCX24J600State *s, size_t size)
-{
-    int64_t bytes = ETH_PREAMBLE_LEN + MAX(size, ETH_MIN_NOFCS) +
-                    ETH_FCS_LEN + ETH_IFG_LEN;
-
-    return bytes * (s->link_fast ? WIRE_BYTE_NS_100 : WIRE_BYTE_NS_10);
-}
 
 /*
  * The link partner's port buffer: frames that arrive while the wire is
@@ -715,8 +731,7 @@ static void enc_wire_buf_drop(ENCX24J600State *s, bool count)
 
 /*
  * Take the frame at the head of the port buffer if the wire is free; the
- * rx_timer calls this again (through enc_rx_flush) when the wire becomes
- * free.
+ * rx_timer calls this again when the wire becomes free.
  */
 static void enc_wire_buf_flush(ENCX24J600State *s)
 {
@@ -744,7 +759,7 @@ static void enc_rx_wire_free(void *opaque)
 
     /* After a load, this is where the INT pin is re-evaluated */
     enc_update(s);
-    enc_rx_flush(s);
+    enc_wire_buf_flush(s);
 }
 
 /* The wire is busy, or frames wait: the frame joins the port buffer */
@@ -774,22 +789,6 @@ static bool enc_wire_buf_put(ENCX24J600State *s, const uint8_t *buf,
     return true;
 }
 /* } test machinery */
-
-/* Receive is enabled again: QEMU delivers the frames it held meanwhile */
-static void enc_rx_flush(ENCX24J600State *s)
-{
-    if (!s->nic || !enc_can_receive(qemu_get_queue(s->nic))) {
-        return;
-    }
-    /* test machinery { */
-    enc_wire_buf_flush(s);
-    /* Frames that QEMU holds arrived after those in the port buffer */
-    if (!enc_can_receive(qemu_get_queue(s->nic))) {
-        return;
-    }
-    /* } test machinery */
-    qemu_flush_queued_packets(qemu_get_queue(s->nic));
-}
 
 static bool enc_magic_match(const uint8_t *buf, size_t size,
                             const uint8_t *mac)
@@ -941,6 +940,10 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
                        size - ETH_FCS_LEN : size);
     /* } test machinery */
 
+    if (!(sfr16(s, ECON1) & ECON1_RXEN) || (sfr16(s, ECON2) & ECON2_RXRST)) {
+        enc_rx_drop(s, "reception disabled", false);
+        return;
+    }
     if (size < ETH_HLEN) {
         enc_rx_drop(s, "shorter than a header", false);
         return;
@@ -1111,9 +1114,6 @@ static ssize_t enc_receive(NetClientState *nc, const uint8_t *buf, size_t size)
      */
     ssize_t consumed = size ? size : 1;
 
-    if (!enc_can_receive(nc)) {
-        return 0;
-    }
     if (!s->link_up) {
         /* The PHY is still negotiating: no partner sends now */
         trace_encx24j600_rx_drop("no link");
@@ -1135,20 +1135,92 @@ static void enc_pktdec(ENCX24J600State *s)
         s->pktcnt--;
     }
     enc_update(s);
-    enc_rx_flush(s);
 }
 
 /* Transmit path */
 
+/*
+ * The frame of a transmission as it goes on the wire: read from the SRAM
+ * (contiguously, wrapping at the end of the SRAM), padded and
+ * given its FCS per MACON2, the source address replaced under TXMAC.
+ * Returns the bytes for the backend (without FCS) in *send_len and the
+ * bytes on the wire with FCS in *wire_len.
+ */
+static uint8_t *enc_tx_frame(ENCX24J600State *s, unsigned st, unsigned len,
+                             unsigned *send_len, unsigned *wire_len,
+                             uint16_t *txstat)
+{
+    uint16_t macon2 = sfr16(s, MACON2);
+    unsigned padcfg = (macon2 >> 5) & 7;
+    bool add_crc = !!(macon2 & MACON2_TXCRCEN);
+    unsigned pad_to = 0, i;
+    uint8_t *buf = g_malloc0(MAX(len, 64) + ETH_FCS_LEN);
+
+    for (i = 0; i < len; i++) {
+        buf[i] = s->sram[(st + i) % ENCX24J600_SRAM_SIZE];
+    }
+    if (padcfg & 1) {
+        add_crc = true;
+        if (padcfg == 1) {
+            pad_to = ETH_MIN_NOFCS;
+        } else if (padcfg == 5) {
+            pad_to = ETH_MIN_NOFCS;
+            if (len >= ETH_HLEN && lduw_be_p(buf + 12) == ETH_P_VLAN) {
+                pad_to = 64;
+            }
+        } else {
+            pad_to = 64;
+        }
+    }
+    *send_len = MAX(len, pad_to);
+    if ((sfr16(s, ECON2) & ECON2_TXMAC) && *send_len >= 2 * ETH_ALEN) {
+        enc_get_mac(s, buf + ETH_ALEN);
+    }
+    *txstat = 0;
+    if (add_crc) {
+        *wire_len = *send_len + ETH_FCS_LEN;
+    } else {
+        /* The host supplied the FCS: check it and keep it off the backend */
+        *wire_len = *send_len;
+        /* ldl_le_p() returns int: compare as 32-bit unsigned values */
+        if (*send_len < ETH_FCS_LEN ||
+            (uint32_t)crc32(0, buf, *send_len - ETH_FCS_LEN) !=
+            (uint32_t)ldl_le_p(buf + *send_len - ETH_FCS_LEN)) {
+            *txstat |= ETXSTAT_CRCBAD;
+        }
+        *send_len = *send_len >= ETH_FCS_LEN ? *send_len - ETH_FCS_LEN : 0;
+    }
+    return buf;
+}
+
+/* The frame of ETXST/ETXLEN as latched goes on the wire now */
+static void enc_tx_wire(ENCX24J600State *s)
+{
+    unsigned wire_len, send_len;
+    uint16_t txstat;
+    g_autofree uint8_t *buf = enc_tx_frame(s, s->tx_st, s->tx_len, &send_len,
+                                           &wire_len, &txstat);
+    int64_t ns = enc_wire_ns(s, wire_len - ETH_FCS_LEN);
+
+    trace_encx24j600_tx_start(s->tx_st, s->tx_len, wire_len, ns);
+    timer_mod(s->tx_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns);
+}
+
+/*
+ * Transmission request (TXRTS 0->1).  A frame that cannot go (length 0,
+ * longer than MAMXFL without HFRMEN) is aborted at once.  Else it occupies
+ * the wire for its wire time at the link speed, and TXRTS stays set
+ * meanwhile; enc_tx_done() ends it.  Without a link the frame waits, TXRTS
+ * set and no flag raised, until the link comes up.  The frame's bytes are
+ * taken from the SRAM when it leaves the wire: a host that rewrites the
+ * buffer before TXIF sends what it wrote.
+ */
 static void enc_tx(ENCX24J600State *s)
 {
     unsigned st = sfr16(s, ETXST) & PTR_MASK;
     unsigned len = sfr16(s, ETXLEN) & PTR_MASK;
-    uint16_t macon2 = sfr16(s, MACON2);
-    unsigned padcfg = (macon2 >> 5) & 7;
-    unsigned pad_to = 0, wire_len, send_len, i;
-    bool add_crc = !!(macon2 & MACON2_TXCRCEN);
-    uint16_t txstat = 0;
+    unsigned wire_len, send_len;
+    uint16_t txstat;
     g_autofree uint8_t *buf = NULL;
 
     if (sfr16(s, ECON2) & ECON2_TXRST) {
@@ -1179,64 +1251,74 @@ static void enc_tx(ENCX24J600State *s)
     }
     /* } test machinery */
 
-    /* Frames are read contiguously, wrapping at the end of the SRAM */
-    buf = g_malloc0(MAX(len, 64) + ETH_FCS_LEN);
-    for (i = 0; i < len; i++) {
-        buf[i] = s->sram[(st + i) % ENCX24J600_SRAM_SIZE];
-    }
-
-    if (padcfg & 1) {
-        add_crc = true;
-        if (padcfg == 1) {
-            pad_to = ETH_MIN_NOFCS;
-        } else if (padcfg == 5) {
-            pad_to = ETH_MIN_NOFCS;
-            if (len >= ETH_HLEN && lduw_be_p(buf + 12) == ETH_P_VLAN) {
-                pad_to = 64;
-            }
-        } else {
-            pad_to = 64;
-        }
-    }
-    send_len = MAX(len, pad_to);
-    if ((sfr16(s, ECON2) & ECON2_TXMAC) && send_len >= 2 * ETH_ALEN) {
-        enc_get_mac(s, buf + ETH_ALEN);
-    }
-
-    if (add_crc) {
-        wire_len = send_len + ETH_FCS_LEN;
-    } else {
-        /* The host supplied the FCS: check it and keep it off the backend */
-        wire_len = send_len;
-        /* ldl_le_p() returns int: compare as 32-bit unsigned values */
-        if (send_len < ETH_FCS_LEN ||
-            (uint32_t)crc32(0, buf, send_len - ETH_FCS_LEN) !=
-            (uint32_t)ldl_le_p(buf + send_len - ETH_FCS_LEN)) {
-            txstat |= ETXSTAT_CRCBAD;
-        }
-        send_len = send_len >= ETH_FCS_LEN ? send_len - ETH_FCS_LEN : 0;
-    }
-
-    if (!len || !s->link_up ||
-        (wire_len > sfr16(s, MAMXFL) && !(macon2 & MACON2_HFRMEN))) {
+    buf = enc_tx_frame(s, st, len, &send_len, &wire_len, &txstat);
+    if (!len ||
+        (wire_len > sfr16(s, MAMXFL) && !(sfr16(s, MACON2) & MACON2_HFRMEN))) {
+        qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: transmission of %u bytes "
+                      "(%u on the wire) with MAMXFL %u: aborted\n", len,
+                      wire_len, sfr16(s, MAMXFL));
         trace_encx24j600_tx_abort(st, len, s->link_up);
         sfr16_set(s, ETXSTAT, txstat);
         sfr16_set(s, ETXWIRE, 0);
         enc_set_eir(s, EIR_TXABTIF);
-    } else {
-        trace_encx24j600_tx(st, len, wire_len);
-        /* A frame with a bad FCS goes on the wire, the peer drops it */
-        if (!(txstat & ETXSTAT_CRCBAD) && send_len) {
-            qemu_send_packet(qemu_get_queue(s->nic), buf, send_len);
-        }
-        /* test machinery { */
-        s->stats.tx_frames++;
-        /* } test machinery */
-        sfr16_set(s, ETXSTAT, txstat);
-        sfr16_set(s, ETXWIRE, wire_len);
-        enc_set_eir(s, EIR_TXIF);
+        sfr16_set(s, ECON1, sfr16(s, ECON1) & ~ECON1_TXRTS);
+        return;
     }
+    s->tx_st = st;
+    s->tx_len = len;
+    if (!s->link_up) {
+        /* No link: the frame waits for one, TXRTS set (see the docs) */
+        trace_encx24j600_tx_wait_link(st, len);
+        s->tx_waiting = true;
+        return;
+    }
+    enc_tx_wire(s);
+}
+
+/* The frame has left the wire */
+static void enc_tx_done(void *opaque)
+{
+    ENCX24J600State *s = opaque;
+    unsigned wire_len, send_len;
+    uint16_t txstat;
+    g_autofree uint8_t *buf = NULL;
+
+    buf = enc_tx_frame(s, s->tx_st, s->tx_len, &send_len, &wire_len,
+                       &txstat);
+    trace_encx24j600_tx(s->tx_st, s->tx_len, wire_len);
+    /* A frame with a bad FCS goes on the wire, the peer drops it */
+    if (!(txstat & ETXSTAT_CRCBAD) && send_len) {
+        qemu_send_packet(qemu_get_queue(s->nic), buf, send_len);
+    }
+    /* test machinery { */
+    s->stats.tx_frames++;
+    /* } test machinery */
+    sfr16_set(s, ETXSTAT, txstat);
+    sfr16_set(s, ETXWIRE, wire_len);
+    enc_set_eir(s, EIR_TXIF);
     sfr16_set(s, ECON1, sfr16(s, ECON1) & ~ECON1_TXRTS);
+    enc_update(s);
+}
+
+/*
+ * A transmission on the wire, or waiting for the link, ends before its
+ * time: nothing reaches the backend, TXRTS clears and, if flag, TXABTIF
+ * reports the abort.
+ */
+static void enc_tx_abort(ENCX24J600State *s, bool flag)
+{
+    if (!timer_pending(s->tx_timer) && !s->tx_waiting) {
+        return;
+    }
+    timer_del(s->tx_timer);
+    s->tx_waiting = false;
+    trace_encx24j600_tx_abort(s->tx_st, s->tx_len, s->link_up);
+    sfr16_set(s, ECON1, sfr16(s, ECON1) & ~ECON1_TXRTS);
+    if (flag) {
+        sfr16_set(s, ETXSTAT, 0);
+        sfr16_set(s, ETXWIRE, 0);
+        enc_set_eir(s, EIR_TXABTIF);
+    }
 }
 
 /* DMA engine, instantaneous */
@@ -1283,6 +1365,8 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
     uint16_t cocon = power_on ? (0xb << 8) : (sfr16(s, ECON2) & ECON2_COCON);
 
     trace_encx24j600_reset(power_on);
+    timer_del(s->tx_timer);
+    s->tx_waiting = false;
     memset(s->sfr, 0, sizeof(s->sfr));
     /* test machinery { */
     s->eir_unread = 0;
@@ -1315,6 +1399,8 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
     s->bank = 0;
     s->mac_lo_valid = false;
     s->mii_busy_until = 0;
+    s->mii_op = MII_OP_NONE;
+    timer_del(s->mii_timer);
     enc_phy_reset(s);
     /*
      * A link that is up stays up if the reset leaves its mode alone (the
@@ -1331,21 +1417,64 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
     }
     enc_update(s);
     /* The chip is not accessible during a reset: the CS cycle ends here */
-    if (s->selected) {
+    if (!SSI_PERIPHERAL(s)->cs) {
         s->spi_state = SPI_IGNORE;
     }
 }
 
 /* SFR access */
 
+/*
+ * An MII operation takes effect when BUSY clears: a read loads MIRD then,
+ * a write reaches the PHY then.  Called when the time may have come: by
+ * the timer, and before the host reads or starts anything, so that BUSY
+ * reading 0 always means the operation is done.
+ */
+static void enc_mii_settle(ENCX24J600State *s)
+{
+    uint8_t op = s->mii_op;
+
+    if (op == MII_OP_NONE ||
+        qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < s->mii_busy_until) {
+        return;
+    }
+    s->mii_op = MII_OP_NONE;
+    if (op == MII_OP_READ) {
+        sfr16_set(s, MIRD, enc_phy_read(s, s->mii_reg));
+    } else {
+        enc_phy_write(s, s->mii_reg, s->mii_val);
+        /* ESTAT.PHYDPX follows the new PHY mode */
+        enc_update(s);
+    }
+}
+
+static void enc_mii_done(void *opaque)
+{
+    enc_mii_settle(opaque);
+}
+
 static bool enc_mii_busy(ENCX24J600State *s)
 {
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < s->mii_busy_until;
 }
 
-static void enc_mii_start(ENCX24J600State *s)
+/* MII read or write of the PHY register MIREGADR: BUSY for 25.6 us */
+static void enc_mii_start(ENCX24J600State *s, uint8_t op, uint16_t val)
 {
+    enc_mii_settle(s);
+    if (enc_mii_busy(s)) {
+        /* Which of the two wins on silicon is not documented: neither */
+        qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: MII %s of PHY register "
+                      "0x%02x while MISTAT.BUSY: ignored\n",
+                      op == MII_OP_READ ? "read" : "write",
+                      sfr16(s, MIREGADR) & 0x1f);
+        return;
+    }
+    s->mii_op = op;
+    s->mii_reg = sfr16(s, MIREGADR) & 0x1f;
+    s->mii_val = val;
     s->mii_busy_until = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + MII_BUSY_NS;
+    timer_mod(s->mii_timer, s->mii_busy_until);
 }
 
 static uint8_t enc_sfr_read(ENCX24J600State *s, unsigned a)
@@ -1354,6 +1483,7 @@ static uint8_t enc_sfr_read(ENCX24J600State *s, unsigned a)
     if (enc_is_unimplemented(a)) {
         return 0;
     }
+    enc_mii_settle(s);
     if ((a & ~1) == MIRD && (sfr16(s, MICMD) & MICMD_MIISCAN)) {
         sfr16_set(s, MIRD, enc_phy_read(s, sfr16(s, MIREGADR) & 0x1f));
     }
@@ -1407,11 +1537,11 @@ static void enc_econ1_write(ENCX24J600State *s, uint16_t val)
     }
     if (!(old & ECON1_TXRTS) && (val & ECON1_TXRTS)) {
         enc_tx(s);
+    } else if ((old & ECON1_TXRTS) && !(val & ECON1_TXRTS)) {
+        /* The host cancels the transmission: no flag reports it */
+        enc_tx_abort(s, false);
     }
     enc_update(s);
-    if (!(old & ECON1_RXEN) && (val & ECON1_RXEN)) {
-        enc_rx_flush(s);
-    }
 }
 
 static void enc_econ2_write(ENCX24J600State *s, uint16_t val)
@@ -1424,17 +1554,18 @@ static void enc_econ2_write(ENCX24J600State *s, uint16_t val)
     }
     sfr16_set(s, ECON2, val);
     if (!(old & ECON2_RXRST) && (val & ECON2_RXRST)) {
-        /* Receive logic reset: the head returns to the ring start */
+        /*
+         * Receive logic reset: the head returns to the ring start.  PKTCNT
+         * is left alone (whether RXRST clears it is not documented; the
+         * driver must count it down with SETPKTDEC either way).
+         */
         enc_rx_head_reset(s);
-        s->pktcnt = 0;
     }
     if (val & ECON2_TXRST) {
+        enc_tx_abort(s, false);
         sfr16_set(s, ECON1, sfr16(s, ECON1) & ~ECON1_TXRTS);
     }
     enc_update(s);
-    if ((old & ECON2_RXRST) && !(val & ECON2_RXRST)) {
-        enc_rx_flush(s);
-    }
 }
 
 /* MAC and MII registers take effect as a 16-bit pair */
@@ -1445,6 +1576,8 @@ static void enc_mac_commit(ENCX24J600State *s, unsigned reg, uint16_t val)
     switch (reg) {
     case MIRD:
     case MISTAT:
+        qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: write of 0x%04x to the "
+                      "read-only MII register 0x%02x ignored\n", val, reg);
         return;
     case MICMD:
         val &= MICMD_MIISCAN | MICMD_MIIRD;
@@ -1452,8 +1585,7 @@ static void enc_mac_commit(ENCX24J600State *s, unsigned reg, uint16_t val)
             /* test machinery { */
             s->stats.mii_reads++;
             /* } test machinery */
-            sfr16_set(s, MIRD, enc_phy_read(s, sfr16(s, MIREGADR) & 0x1f));
-            enc_mii_start(s);
+            enc_mii_start(s, MII_OP_READ, 0);
         }
         sfr16_set(s, MISTAT, (val & MICMD_MIISCAN) ? MISTAT_SCAN : 0);
         break;
@@ -1462,15 +1594,23 @@ static void enc_mac_commit(ENCX24J600State *s, unsigned reg, uint16_t val)
         s->stats.mii_writes++;
         /* } test machinery */
         sfr16_set(s, reg, val);
-        enc_phy_write(s, sfr16(s, MIREGADR) & 0x1f, val);
-        enc_mii_start(s);
-        /* ESTAT.PHYDPX follows the new PHY mode */
-        enc_update(s);
+        enc_mii_start(s, MII_OP_WRITE, val);
         return;
     default:
         break;
     }
     sfr16_set(s, reg, val);
+}
+
+/* A MAC/MII low byte that no high byte follows is never committed */
+static void enc_mac_lo_check(ENCX24J600State *s)
+{
+    if (s->mac_lo_valid) {
+        qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: low byte of MAC/MII "
+                      "register 0x%02x written alone: not committed\n",
+                      s->mac_lo_addr);
+        s->mac_lo_valid = false;
+    }
 }
 
 static void enc_sfr_write(ENCX24J600State *s, unsigned a, uint8_t v, int op)
@@ -1490,16 +1630,25 @@ static void enc_sfr_write(ENCX24J600State *s, unsigned a, uint8_t v, int op)
         v = old & ~v;
     }
 
+    trace_encx24j600_sfr_write(a, v);
     if (enc_is_mac_reg(a)) {
         if (!(a & 1)) {
+            enc_mac_lo_check(s);
             s->mac_lo = v;
             s->mac_lo_addr = a;
             s->mac_lo_valid = true;
             return;
         }
         /* A lone high byte write keeps the current low byte */
-        cur = (s->mac_lo_valid && s->mac_lo_addr == a - 1) ?
-              s->mac_lo : s->sfr[a - 1];
+        if (s->mac_lo_valid && s->mac_lo_addr == a - 1) {
+            cur = s->mac_lo;
+        } else {
+            enc_mac_lo_check(s);
+            qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: high byte of MAC/MII "
+                          "register 0x%02x written alone: committed with its "
+                          "current low byte\n", a - 1);
+            cur = s->sfr[a - 1];
+        }
         s->mac_lo_valid = false;
         enc_mac_commit(s, a - 1, cur | (v << 8));
         return;
@@ -1514,19 +1663,34 @@ static void enc_sfr_write(ENCX24J600State *s, unsigned a, uint8_t v, int op)
     case ETXSTAT:
     case ETXWIRE:
     case ESTAT:
+        qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: write of 0x%02x to the "
+                      "read-only SFR 0x%02x ignored\n", v, a);
         return;
     case ERXST:
+        if (sfr16(s, ECON1) & ECON1_RXEN) {
+            qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: ERXST changed while "
+                          "ECON1.RXEN is set\n");
+        }
         sfr16_set(s, reg, val & PTR_MASK);
         enc_rx_head_reset(s);
         return;
     case ERXTAIL:
         sfr16_set(s, reg, val & PTR_MASK);
-        enc_rx_flush(s);
+        /* The low byte alone may be half of a 16-bit write */
+        if (((a & 1) || op != OP_WRITE) &&
+            ((val & 1) || (val & PTR_MASK) < enc_rx_start(s) ||
+             (val & PTR_MASK) > SRAM_END)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: ERXTAIL 0x%04x odd or "
+                          "outside the receive ring 0x%04x-0x%04x\n", val,
+                          enc_rx_start(s), SRAM_END);
+        }
+        return;
+    case ETXLEN:
+    case EDMALEN:
+        sfr16_set(s, reg, val & PTR_MASK);
         return;
     case ETXST:
-    case ETXLEN:
     case EDMAST:
-    case EDMALEN:
     case EDMADST:
     case EUDAST:
     case EUDAND:
@@ -1537,6 +1701,12 @@ static void enc_sfr_write(ENCX24J600State *s, unsigned a, uint8_t v, int op)
     case EUDARDPT:
     case EUDAWRPT:
         sfr16_set(s, reg, val & PTR_MASK);
+        if (((a & 1) || op != OP_WRITE) &&
+            (val & PTR_MASK) >= ENCX24J600_SRAM_SIZE) {
+            qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: SRAM pointer SFR "
+                          "0x%02x set to 0x%04x, beyond the SRAM (0x%04x)\n",
+                          reg, val, ENCX24J600_SRAM_SIZE);
+        }
         return;
     case EIR:
         /* test machinery { */
@@ -1763,9 +1933,7 @@ static uint32_t enc_transfer(SSIPeripheral *ss, uint32_t tx)
         return 0xff;
     }
     /* } test machinery */
-    if (!s->selected) {
-        return 0;
-    }
+    /* (the SSI core calls this only while CS is asserted) */
     /* test machinery { */
     s->stats.bytes++;
     if (s->spi_state != SPI_OPCODE) {
@@ -1804,6 +1972,7 @@ static uint32_t enc_transfer(SSIPeripheral *ss, uint32_t tx)
         p = (s->bank << 5) | (s->addr & 0x1f);
         if (op == OP_READ) {
             ret = enc_sfr_read(s, p);
+            trace_encx24j600_sfr_read(p, ret);
         } else {
             enc_sfr_write(s, p, val, op);
         }
@@ -1818,6 +1987,7 @@ static uint32_t enc_transfer(SSIPeripheral *ss, uint32_t tx)
         op = enc_sfr_op(s->opcode);
         if (op == OP_READ) {
             ret = enc_sfr_read(s, s->addr);
+            trace_encx24j600_sfr_read(s->addr, ret);
         } else {
             enc_sfr_write(s, s->addr, val, op);
         }
@@ -1831,6 +2001,8 @@ static uint32_t enc_transfer(SSIPeripheral *ss, uint32_t tx)
         } else {
             ret = enc_sram_get(s, p);
         }
+        trace_encx24j600_sram(ptr_reg, p, s->opcode & 2,
+                              (s->opcode & 2) ? val : ret);
         sfr16_set(s, ptr_reg, enc_next_ptr(s, ptr_reg, p));
         break;
     case SPI_IGNORE:
@@ -1840,31 +2012,27 @@ static uint32_t enc_transfer(SSIPeripheral *ss, uint32_t tx)
     return ret;
 }
 
+/* Called by the SSI core when CS changes, before it records the level */
 static int enc_set_cs(SSIPeripheral *ss, bool level)
 {
     ENCX24J600State *s = ENCX24J600(ss);
-    bool select = !level;
 
-    if (select == s->selected) {
-        return 0;
-    }
-    s->selected = select;
     /* Every instruction ends, or is aborted, when CS changes */
     s->spi_state = SPI_OPCODE;
-    s->mac_lo_valid = false;
+    enc_mac_lo_check(s);
     /* test machinery { */
     if (s->spi_absent) {
         /*
          * Counted apart (what a host does to a chip that is gone); a cycle
          * under way when the chip returns is lost
          */
-        if (select) {
+        if (!level) {
             s->stats.absent_transactions++;
         }
         s->spi_state = SPI_IGNORE;
         return 0;
     }
-    if (select) {
+    if (!level) {
         s->stats.transactions++;
         s->first_op = true;
     }
@@ -2077,7 +2245,6 @@ static void enc_set_spi_absent(Object *obj, bool value, Error **errp)
 static NetClientInfo net_encx24j600_info = {
     .type = NET_CLIENT_DRIVER_NIC,
     .size = sizeof(NICState),
-    .can_receive = enc_can_receive,
     .receive = enc_receive,
     .link_status_changed = enc_set_link,
 };
@@ -2094,6 +2261,8 @@ static void enc_realize(SSIPeripheral *ss, Error **errp)
                           &dev->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
     s->autoneg_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_autoneg_done, s);
+    s->tx_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_tx_done, s);
+    s->mii_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_mii_done, s);
     /* test machinery { */
     s->rx_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_rx_wire_free, s);
     QSIMPLEQ_INIT(&s->wire_buf);
@@ -2106,16 +2275,24 @@ static void enc_unrealize(DeviceState *dev)
     ENCX24J600State *s = ENCX24J600(dev);
 
     timer_free(s->autoneg_timer);
+    timer_free(s->tx_timer);
+    timer_free(s->mii_timer);
     /* test machinery { */
     timer_free(s->rx_timer);
     enc_wire_buf_drop(s, false);
+    g_free(s->wire_mig);
     /* } test machinery */
     qemu_del_nic(s->nic);
 }
 
-static void enc_reset(DeviceState *dev)
+/*
+ * System reset (power-on), as QEMU's Resettable: the enter phase sets the
+ * chip's state and touches nothing outside it; the hold phase drives the
+ * INT pin to the level that state gives.
+ */
+static void enc_reset_enter(Object *obj, ResetType type)
 {
-    ENCX24J600State *s = ENCX24J600(dev);
+    ENCX24J600State *s = ENCX24J600(obj);
 
     memset(s->sram, 0, sizeof(s->sram));
     s->spi_state = SPI_OPCODE;
@@ -2130,7 +2307,14 @@ static void enc_reset(DeviceState *dev)
     enc_phy_reset(s);
     enc_phy_mode(s, &s->link_full, &s->link_fast);
     enc_soft_reset(s, true);
+}
+
+static void enc_reset_hold(Object *obj)
+{
+    ENCX24J600State *s = ENCX24J600(obj);
+
     /* Drive the pin whatever its previous level */
+    trace_encx24j600_int(!s->int_level);
     qemu_set_irq(s->int_out, s->int_level);
 }
 
@@ -2159,29 +2343,96 @@ static void enc_instance_init(Object *obj)
 }
 /* } test machinery */
 
+/* test machinery { */
+/*
+ * The port buffer is migrated as one blob of frames, each a 32-bit
+ * big-endian length and its bytes
+ */
+static int enc_pre_save(void *opaque)
+{
+    ENCX24J600State *s = opaque;
+    ENCX24J600WireFrame *f;
+    size_t n = 0;
+
+    QSIMPLEQ_FOREACH(f, &s->wire_buf, next) {
+        n += 4 + f->size;
+    }
+    g_free(s->wire_mig);
+    s->wire_mig = g_malloc(MAX(n, 1));
+    s->wire_mig_len = n;
+    n = 0;
+    QSIMPLEQ_FOREACH(f, &s->wire_buf, next) {
+        stl_be_p(s->wire_mig + n, f->size);
+        memcpy(s->wire_mig + n + 4, f->data, f->size);
+        n += 4 + f->size;
+    }
+    return 0;
+}
+
+static int enc_post_save(void *opaque)
+{
+    ENCX24J600State *s = opaque;
+
+    g_free(s->wire_mig);
+    s->wire_mig = NULL;
+    s->wire_mig_len = 0;
+    return 0;
+}
+
+/* Rebuild the port buffer from the blob; what does not fit is dropped */
+static void enc_wire_buf_load(ENCX24J600State *s)
+{
+    ENCX24J600WireFrame *f;
+    uint32_t n = 0, size;
+
+    enc_wire_buf_drop(s, false);
+    while (s->wire_mig && s->wire_mig_len - n >= 4) {
+        size = ldl_be_p(s->wire_mig + n);
+        n += 4;
+        if (size > s->wire_mig_len - n) {
+            break;
+        }
+        if (enc_wire_frame_bytes(size) >
+            s->wire_buffer_bytes - s->wire_buf_bytes) {
+            trace_encx24j600_rx_wire_drop(size, s->wire_buf_bytes);
+            s->stats.rx_wire_dropped++;
+        } else {
+            f = g_malloc(sizeof(*f) + size);
+            f->size = size;
+            memcpy(f->data, s->wire_mig + n, size);
+            QSIMPLEQ_INSERT_TAIL(&s->wire_buf, f, next);
+            s->wire_buf_bytes += enc_wire_frame_bytes(size);
+        }
+        n += size;
+    }
+    enc_post_save(s);
+}
+/* } test machinery */
+
 static int enc_post_load(void *opaque, int version_id)
 {
     ENCX24J600State *s = opaque;
 
-    if (s->spi_state > SPI_IGNORE || s->cls >= ENCX24J600_CLASS__MAX) {
+    if (s->spi_state > SPI_IGNORE || s->cls >= ENCX24J600_CLASS__MAX ||
+        s->mii_op > MII_OP_WRITE) {
         return -EINVAL;
     }
+    s->mii_reg &= 0x1f;
+    s->tx_st &= PTR_MASK;
+    s->tx_len &= PTR_MASK;
     s->bank &= 3;
     s->addr = MIN(s->addr, 0xff);
     /* test machinery { */
-    /*
-     * The receive wire is not migrated: after a load it is free.  A flush
-     * that was waiting for it runs as soon as the clock does.
-     */
-    s->rx_wire_free = 0;
+    enc_wire_buf_load(s);
     /*
      * Nor what the guest read of EIR: a flag of the loaded state that was
      * raised unread before the save is not counted when cleared.
      */
     s->eir_unread = 0;
     /*
-     * Neither is int-stuck: the timer also re-evaluates the INT pin once
-     * the machine runs, in case the source held it stuck.
+     * Nor is int-stuck: the timer re-evaluates the INT pin once the
+     * machine runs, in case the source held it stuck, and goes on with
+     * the port buffer.
      */
     timer_mod(s->rx_timer, 0);
     /* } test machinery */
@@ -2193,6 +2444,10 @@ static const VMStateDescription vmstate_encx24j600 = {
     .version_id = 1,
     .minimum_version_id = 1,
     .post_load = enc_post_load,
+    /* test machinery { */
+    .pre_save = enc_pre_save,
+    .post_save = enc_post_save,
+    /* } test machinery */
     .fields = (VMStateField[]) {
         VMSTATE_SSI_PERIPHERAL(parent_obj, ENCX24J600State),
         VMSTATE_UINT8_ARRAY(sram, ENCX24J600State, ENCX24J600_SRAM_SIZE),
@@ -2205,20 +2460,31 @@ static const VMStateDescription vmstate_encx24j600 = {
         VMSTATE_BOOL(link_full, ENCX24J600State),
         VMSTATE_BOOL(link_fast, ENCX24J600State),
         VMSTATE_TIMER_PTR(autoneg_timer, ENCX24J600State),
+        VMSTATE_TIMER_PTR(tx_timer, ENCX24J600State),
+        VMSTATE_UINT16(tx_st, ENCX24J600State),
+        VMSTATE_UINT16(tx_len, ENCX24J600State),
+        VMSTATE_BOOL(tx_waiting, ENCX24J600State),
         VMSTATE_BOOL(llstat_low, ENCX24J600State),
         VMSTATE_BOOL(int_level, ENCX24J600State),
-        VMSTATE_BOOL(selected, ENCX24J600State),
         VMSTATE_UINT8(spi_state, ENCX24J600State),
         VMSTATE_UINT8(opcode, ENCX24J600State),
         VMSTATE_UINT8(addr, ENCX24J600State),
         VMSTATE_UINT8(cls, ENCX24J600State),
         /* test machinery { */
         VMSTATE_BOOL(first_op, ENCX24J600State),
+        VMSTATE_INT64(rx_wire_free, ENCX24J600State),
+        VMSTATE_UINT32(wire_mig_len, ENCX24J600State),
+        VMSTATE_VBUFFER_ALLOC_UINT32(wire_mig, ENCX24J600State, 0, NULL,
+                                     wire_mig_len),
         /* } test machinery */
         VMSTATE_UINT8(mac_lo, ENCX24J600State),
         VMSTATE_UINT8(mac_lo_addr, ENCX24J600State),
         VMSTATE_BOOL(mac_lo_valid, ENCX24J600State),
         VMSTATE_INT64(mii_busy_until, ENCX24J600State),
+        VMSTATE_TIMER_PTR(mii_timer, ENCX24J600State),
+        VMSTATE_UINT8(mii_op, ENCX24J600State),
+        VMSTATE_UINT8(mii_reg, ENCX24J600State),
+        VMSTATE_UINT16(mii_val, ENCX24J600State),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -2240,6 +2506,7 @@ static Property enc_properties[] = {
 static void enc_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
     SSIPeripheralClass *k = SSI_PERIPHERAL_CLASS(klass);
 
     k->realize = enc_realize;
@@ -2247,7 +2514,8 @@ static void enc_class_init(ObjectClass *klass, void *data)
     k->set_cs = enc_set_cs;
     k->cs_polarity = SSI_CS_LOW;
     dc->unrealize = enc_unrealize;
-    dc->reset = enc_reset;
+    rc->phases.enter = enc_reset_enter;
+    rc->phases.hold = enc_reset_hold;
     dc->vmsd = &vmstate_encx24j600;
     dc->desc = "Microchip ENCX24J600 SPI Ethernet controller";
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);

@@ -324,6 +324,27 @@ static void phy_write(QTestState *qts, uint8_t reg, uint16_t val)
     }
 }
 
+/*
+ * A frame occupies the wire for its wire time (at most 26 ms for 32 KiB
+ * at 10 Mbit/s), with TXRTS set: step virtual time until it is done
+ */
+static void wait_tx(QTestState *qts)
+{
+    int i;
+
+    for (i = 0; i < 400 && (rcru(qts, ECON1) & ECON1_TXRTS); i++) {
+        qtest_clock_step(qts, 100 * 1000);
+    }
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
+}
+
+/* Request transmission and wait until the frame has left the wire */
+static void tx_go(QTestState *qts)
+{
+    cmd(qts, OP_SETTXRTS);
+    wait_tx(qts);
+}
+
 /* test machinery { */
 static uint64_t stat_get(QTestState *qts, const char *cls, const char *key)
 {
@@ -757,7 +778,7 @@ static void test_tx(void)
     wcru(qts, ETXST, 0x0000);
     wcru(qts, ETXLEN, sizeof(frame));
     wcru(qts, EIE, EIE_INTIE | 0x0008);
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
 
     len = recv_frame(td->fd, out, sizeof(out));
     /* Padded to 60 bytes by PADCFG, the FCS stays on the chip side */
@@ -790,8 +811,7 @@ static void test_phy_link(void)
     g_assert_cmphex(phy_read(qts, 0x00), ==, 0x1000);  /* PHCON1 */
     g_assert_cmphex(phy_read(qts, 0x01), ==, 0x782d);  /* PHSTAT1 */
     g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, 0x18); /* 100 full */
-    wcru(qts, MIREGADR, 0x0104);
-    wcru(qts, MIWR, 0x05e1);
+    phy_write(qts, 0x04, 0x05e1);
     g_assert_cmphex(phy_read(qts, 0x04), ==, 0x05e1);  /* PHANA */
 
     wcru(qts, EIE, EIE_INTIE | EIE_LINKIE);
@@ -893,15 +913,33 @@ static void test_rx_filters(void)
     g_assert_cmpuint(stat_get(qts, NULL, "rx-frames"), ==, 1);
     /* } test machinery */
 
-    /* Frames wait in the backend while reception is disabled */
+    /* test machinery { */
+    g_assert_cmpuint(stat_get(qts, NULL, "rx-dropped"), ==, 0);
+    /* } test machinery */
+    /*
+     * The wire does not wait while reception is disabled: the frame is
+     * lost, not delivered later.  One sent after ENABLERX is stored.
+     */
     cmd(qts, OP_DISABLERX);
     wcru(qts, ERXFCON, 0x0059);
     make_frame(good, sizeof(good), test_mac, 8);
     send_frame(td->fd, good, sizeof(good));
+    /* test machinery { */
+    while (stat_get(qts, NULL, "rx-dropped") < 1) {
+        qtest_clock_step(qts, 10000);
+    }
+    /* } test machinery */
     qtest_clock_step(qts, 1000000);
-    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 1);
     cmd(qts, OP_ENABLERX);
+    make_frame(good, sizeof(good), test_mac, 9);
+    send_frame(td->fd, good, sizeof(good));
     g_assert_true(wait_pktcnt(qts, 2));
+    /* The second frame stored is the one sent after ENABLERX (seed 9) */
+    wptr(qts, OP_WRXRDPT, RX_START);
+    sram_stream(qts, OP_RRXDATA, NULL, hdr, 2);
+    wptr(qts, OP_WRXRDPT, lduw_le_p(hdr) + 8 + 14);
+    sram_stream(qts, OP_RRXDATA, NULL, hdr, 1);
+    g_assert_cmphex(hdr[0], ==, (uint8_t)(9 + 14));
 }
 
 /* test machinery { */
@@ -981,7 +1019,7 @@ static void test_tx_link_down(void)
 {
     TestData *td = test_start();
     QTestState *qts = td->qts;
-    uint8_t frame[60], byte;
+    uint8_t frame[60], out[128], byte;
     QDict *rsp;
 
     rsp = qtest_qmp(qts, "{ 'execute': 'set_link', 'arguments': "
@@ -992,14 +1030,25 @@ static void test_tx_link_down(void)
     sram_stream(qts, OP_WGPDATA, frame, NULL, sizeof(frame));
     wcru(qts, ETXST, 0x0000);
     wcru(qts, ETXLEN, sizeof(frame));
+    /* Without a link the frame waits, TXRTS set, and nothing reports it */
     cmd(qts, OP_SETTXRTS);
-    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
-                    EIR_TXABTIF);
-    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
+    qtest_clock_step(qts, 10 * AUTONEG_NS);
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==, 0);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, ECON1_TXRTS);
     g_assert_cmpint(recv(td->fd, &byte, 1, MSG_DONTWAIT), ==, -1);
     /* test machinery { */
     g_assert_cmpuint(stat_get(qts, NULL, "tx-frames"), ==, 0);
     /* } test machinery */
+    /* It goes when the link comes up */
+    rsp = qtest_qmp(qts, "{ 'execute': 'set_link', 'arguments': "
+                    "{ 'name': 'n0', 'up': true } }");
+    qobject_unref(rsp);
+    qtest_clock_step(qts, AUTONEG_NS + WIRE_NS(sizeof(frame)));
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==, EIR_TXIF);
+    g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==,
+                     sizeof(frame));
+    g_assert_cmpmem(out, sizeof(frame), frame, sizeof(frame));
 }
 
 static void test_reset_keeps_cocon(void)
@@ -1910,15 +1959,30 @@ static void test_rx_rxrst(void)
     rx_one(td, f, sizeof(f), NULL);
     u16op(qts, OP_BFSU, ECON2, 0x0020);     /* RXRST */
     g_assert_cmphex(rcru(qts, ERXHEAD), ==, RX_START);
-    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0);
     g_assert_cmphex(rcru(qts, ECON2) & 0x0020, ==, 0x0020);
-    /* Held in the backend while RXRST is set */
+    /* PKTCNT is left alone: the host counts it down */
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 1);
+    cmd(qts, OP_SETPKTDEC);
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0);
+    /* Lost while RXRST is set, not delivered later */
     send_frame(td->fd, f, sizeof(f));
+    /* test machinery { */
+    while (stat_get(qts, NULL, "rx-dropped") < 1) {
+        qtest_clock_step(qts, 10000);
+    }
+    /* } test machinery */
     qtest_clock_step(qts, 1000000);
     g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0);
     u16op(qts, OP_BFCU, ECON2, 0x0020);
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0);
+    make_frame(f, sizeof(f), test_mac, 2);
+    send_frame(td->fd, f, sizeof(f));
     g_assert_true(wait_pktcnt(qts, 1));
     g_assert_cmphex(rcru(qts, ERXHEAD), ==, RX_START + 72);
+    wptr(qts, OP_WRXRDPT, RX_START + 8 + 14);
+    sram_stream(qts, OP_RRXDATA, NULL, f, 1);
+    g_assert_cmphex(f[0], ==, 2 + 14);
 }
 
 /* One byte of an SFR through RCRU, or through RCR in its bank */
@@ -2095,7 +2159,7 @@ static void test_tx_padcfg(void)
         }
         wcru(qts, MACON2, 0x4012 | (vec[i].padcfg << 5));
         tx_load(qts, f, sizeof(f));
-        cmd(qts, OP_SETTXRTS);
+        tx_go(qts);
         len = recv_frame(td->fd, out, sizeof(out));
         g_assert_cmpuint(len, ==, vec[i].sent);
         g_assert_cmpmem(out, 42, f, 42);
@@ -2114,7 +2178,7 @@ static void test_tx_host_crc(void)
     make_frame(f, sizeof(f), other_mac, 1);
     stl_le_p(f + 60, fcs32(f, 60));
     tx_load(qts, f, sizeof(f));
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
     g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==, 60);
     g_assert_cmpmem(out, 60, f, 60);
     g_assert_cmphex(rcru(qts, ETXWIRE), ==, 64);
@@ -2123,7 +2187,7 @@ static void test_tx_host_crc(void)
     f[60] ^= 0xff;
     tx_load(qts, f, sizeof(f));
     u16op(qts, OP_BFCU, EIR, EIR_TXIF);
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
     g_assert_cmphex(rcru(qts, ETXSTAT) & 0x0010, ==, 0x0010);
     g_assert_cmphex(rcru(qts, EIR) & EIR_TXIF, ==, EIR_TXIF);
     g_assert_true(tx_nothing_sent(td->fd));
@@ -2138,7 +2202,7 @@ static void test_tx_txmac(void)
     make_frame(f, sizeof(f), other_mac, 1);
     u16op(qts, OP_BFSU, ECON2, 0x2000);     /* TXMAC */
     tx_load(qts, f, sizeof(f));
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
     g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==, 60);
     g_assert_cmpmem(out + 6, 6, test_mac, 6);
     g_assert_cmpmem(out + 12, 48, f + 12, 48);
@@ -2157,14 +2221,14 @@ static void test_tx_mamxfl(void)
     make_frame(f, sizeof(f), other_mac, 1);
     wcru(qts, MAMXFL, 203);                 /* 200 + FCS = 204 */
     tx_load(qts, f, sizeof(f));
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
     g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
                     EIR_TXABTIF);
     g_assert_cmphex(rcru(qts, ETXWIRE), ==, 0);
     g_assert_true(tx_nothing_sent(td->fd));
     u16op(qts, OP_BFSU, MACON2, 0x0004);    /* HFRMEN */
     u16op(qts, OP_BFCU, EIR, EIR_TXABTIF);
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
     g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==, 200);
     g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
                     EIR_TXIF);
@@ -2180,13 +2244,14 @@ static void test_tx_txrst(void)
     make_frame(f, sizeof(f), other_mac, 1);
     tx_load(qts, f, sizeof(f));
     u16op(qts, OP_BFSU, ECON2, 0x0040);     /* TXRST */
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
     g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
     g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==, 0);
     g_assert_true(tx_nothing_sent(td->fd));
     u16op(qts, OP_BFCU, ECON2, 0x0040);
     /* TXRTS through a register write transmits */
     u16op(qts, OP_BFSU, ECON1, ECON1_TXRTS);
+    wait_tx(qts);
     g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==, 60);
     g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
 }
@@ -2200,25 +2265,135 @@ static void test_tx_interrupts(void)
     make_frame(f, sizeof(f), other_mac, 1);
     tx_load(qts, f, sizeof(f));
     wcru(qts, EIE, EIE_INTIE | EIE_TXABTIE);
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
     recv_frame(td->fd, out, sizeof(out));
     /* TXIF is set but not enabled */
     g_assert_cmphex(rcru(qts, EIR) & EIR_TXIF, ==, EIR_TXIF);
     g_assert_false(int_asserted(qts));
-    set_link(qts, false);
+    /* An abort (ETXLEN 0) raises TXABTIF, enabled */
     u16op(qts, OP_BFCU, EIR, 0xffff);
-    cmd(qts, OP_SETTXRTS);
+    wcru(qts, ETXLEN, 0);
+    tx_go(qts);
     g_assert_true(int_asserted(qts));
     g_assert_cmphex(rcru(qts, EIR) & EIR_TXABTIF, ==, EIR_TXABTIF);
-    /* Back up: TXIE and a good frame */
-    set_link(qts, true);
-    qtest_clock_step(qts, AUTONEG_NS);
+    /* TXIE and a good frame */
+    wcru(qts, ETXLEN, sizeof(f));
     wcru(qts, EIE, EIE_INTIE | EIE_TXIE);
     u16op(qts, OP_BFCU, EIR, 0xffff);
     g_assert_false(int_asserted(qts));
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
     recv_frame(td->fd, out, sizeof(out));
     g_assert_true(int_asserted(qts));
+}
+
+/*
+ * A frame occupies the wire for its wire time at the link speed: TXRTS
+ * stays set and no flag is raised until it has left the wire
+ */
+static void test_tx_wire_time(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    static const int64_t speed[] = { 1, 10 };   /* 100, then 10 Mbit/s */
+    uint8_t f[1000], out[1100];
+    int i;
+
+    make_frame(f, sizeof(f), other_mac, 3);
+    wcru(qts, EIE, EIE_INTIE | EIE_TXIE);
+    for (i = 0; i < ARRAY_SIZE(speed); i++) {
+        if (speed[i] == 10) {
+            /* Forced 10 Mbit/s full duplex, up after the negotiation */
+            phy_write(qts, 0x00, 0x0100);
+            qtest_clock_step(qts, AUTONEG_NS);
+            g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==,
+                            ESTAT_PHYLNK);
+        }
+        u16op(qts, OP_BFCU, EIR, 0xffff);
+        tx_load(qts, f, sizeof(f));
+        cmd(qts, OP_SETTXRTS);
+        qtest_clock_step(qts, WIRE_NS(sizeof(f)) * speed[i] - 1);
+        g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, ECON1_TXRTS);
+        g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==, 0);
+        g_assert_false(int_asserted(qts));
+        g_assert_true(tx_nothing_sent(td->fd));
+        qtest_clock_step(qts, 1);
+        g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
+        g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
+                        EIR_TXIF);
+        g_assert_true(int_asserted(qts));
+        g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==,
+                         sizeof(f));
+        g_assert_cmpmem(out, sizeof(f), f, sizeof(f));
+        g_assert_cmphex(rcru(qts, ETXWIRE), ==, sizeof(f) + 4);
+    }
+}
+
+/*
+ * The frame is taken from the SRAM as it leaves the wire: a host that
+ * writes the buffer before TXIF changes the frame sent
+ */
+static void test_tx_buffer_busy(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[100], out[128], late = 0xa5;
+
+    make_frame(f, sizeof(f), other_mac, 4);
+    g_assert_cmphex(f[50], !=, late);
+    tx_load(qts, f, sizeof(f));
+    cmd(qts, OP_SETTXRTS);
+    qtest_clock_step(qts, 1000);
+    wptr(qts, OP_WGPWRPT, 50);
+    sram_stream(qts, OP_WGPDATA, &late, NULL, 1);
+    wait_tx(qts);
+    g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==, sizeof(f));
+    g_assert_cmpmem(out, 50, f, 50);
+    g_assert_cmphex(out[50], ==, late);
+}
+
+/*
+ * A frame on the wire is cut off by the host clearing TXRTS or setting
+ * TXRST (silently), by a link loss (TXABTIF) and by a reset
+ */
+static void test_tx_cut_off(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[1000];
+    int i;
+
+    make_frame(f, sizeof(f), other_mac, 5);
+    for (i = 0; i < 4; i++) {
+        u16op(qts, OP_BFCU, EIR, 0xffff);
+        tx_load(qts, f, sizeof(f));
+        cmd(qts, OP_SETTXRTS);
+        qtest_clock_step(qts, WIRE_NS(sizeof(f)) / 2);
+        g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, ECON1_TXRTS);
+        switch (i) {
+        case 0:
+            u16op(qts, OP_BFCU, ECON1, ECON1_TXRTS);
+            break;
+        case 1:
+            u16op(qts, OP_BFSU, ECON2, 0x0040);     /* TXRST */
+            u16op(qts, OP_BFCU, ECON2, 0x0040);
+            break;
+        case 2:
+            set_link(qts, false);
+            break;
+        default:
+            cmd(qts, OP_SETETHRST);
+            break;
+        }
+        qtest_clock_step(qts, WIRE_NS(sizeof(f)));
+        g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
+        g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
+                        i == 2 ? EIR_TXABTIF : 0);
+        g_assert_true(tx_nothing_sent(td->fd));
+        if (i == 2) {
+            set_link(qts, true);
+            qtest_clock_step(qts, AUTONEG_NS);
+        }
+    }
 }
 
 /* DMA */
@@ -2414,6 +2589,45 @@ static void test_phy_busy(void)
     g_assert_cmphex(phy_read(qts, 0x04), ==, 0x0061);
 }
 
+/*
+ * An MII operation takes effect when BUSY clears: MIRD keeps its old value
+ * until then, a PHY write reaches the PHY then, and a command while BUSY is
+ * ignored
+ */
+static void test_phy_busy_effect(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+
+    g_assert_cmphex(phy_read(qts, 0x04), ==, 0x01e1);   /* PHANA */
+    wcru(qts, MIREGADR, 0x0100 | 0x1f);                 /* PHSTAT3 */
+    wcru(qts, MICMD, 1);
+    qtest_clock_step(qts, 25000);
+    g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, MISTAT_BUSY);
+    g_assert_cmphex(rcru(qts, MIRD), ==, 0x01e1);
+    qtest_clock_step(qts, 600);
+    g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, 0);
+    g_assert_cmphex(rcru(qts, MIRD) & 0x1c, ==, 0x18);
+    wcru(qts, MICMD, 0);
+
+    /* Forced 10 Mbit/s: the link stays up until the write is done */
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, ESTAT_PHYLNK);
+    wcru(qts, MIREGADR, 0x0100 | 0x00);
+    wcru(qts, MIWR, 0x0000);
+    qtest_clock_step(qts, 25000);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, ESTAT_PHYLNK);
+    qtest_clock_step(qts, 600);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, 0);
+
+    /* A second command while BUSY is lost */
+    wcru(qts, MIREGADR, 0x0100 | 0x04);
+    wcru(qts, MIWR, 0x0061);
+    wcru(qts, MIWR, 0x0021);
+    g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, MISTAT_BUSY);
+    qtest_clock_step(qts, 26000);
+    g_assert_cmphex(phy_read(qts, 0x04), ==, 0x0061);
+}
+
 static void test_phy_autoneg(void)
 {
     static const struct {
@@ -2490,9 +2704,11 @@ static void test_phy_reneg(void)
 
     wcru(qts, EIE, EIE_INTIE | EIE_LINKIE);
     g_assert_cmphex(phy_read(qts, 0x01) & 0x24, ==, 0x24);  /* ANDONE, LL */
-    /* RENEG: the link drops at once, with LINKIF and INT */
+    /* RENEG: the link drops when the write is done, with LINKIF and INT */
     wcru(qts, MIREGADR, 0x0100);
     wcru(qts, MIWR, 0x1200);
+    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    qtest_clock_step(qts, 25600);           /* MII BUSY time */
     g_assert_cmphex(estat_link(qts), ==, 0);
     g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
     g_assert_true(int_asserted(qts));
@@ -2648,7 +2864,7 @@ static void test_phy_link_delay(void)
     phy_write(qts, 0x00, 0x8000);
     qtest_clock_step(qts, 2 * AUTONEG_NS);
     g_assert_cmphex(estat_link(qts), ==, 0);
-    /* A transmission while the link is down aborts */
+    /* A transmission while the PHY negotiates waits for the link */
     set_link(qts, true);
     qtest_clock_step(qts, AUTONEG_NS / 2);
     {
@@ -2658,11 +2874,79 @@ static void test_phy_link_delay(void)
         tx_load(qts, f, sizeof(f));
         u16op(qts, OP_BFCU, EIR, 0xffff);
         cmd(qts, OP_SETTXRTS);
-        g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
-                        EIR_TXABTIF);
+        g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==, 0);
+        g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, ECON1_TXRTS);
     }
     qtest_clock_step(qts, AUTONEG_NS / 2);
     g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    wait_tx(qts);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_TXIF, ==, EIR_TXIF);
+}
+
+/* Guest misprogramming is reported with -d guest_errors */
+static void test_guest_errors(void)
+{
+    static const char *const expect[] = {
+        "write of 0x34 to the read-only SFR 0x08",
+        "ERXST changed while ECON1.RXEN is set",
+        "ERXTAIL 0x5341 odd or outside the receive ring",
+        "ERXTAIL 0x1000 odd or outside the receive ring",
+        "SRAM pointer SFR 0x86 set to 0x7000, beyond the SRAM",
+        "low byte of MAC/MII register 0x42 written alone",
+        "high byte of MAC/MII register 0x42 written alone",
+        "write of 0x1234 to the read-only MII register 0x68",
+        "MII write of PHY register 0x04 while MISTAT.BUSY",
+        "transmission of 0 bytes",
+    };
+    g_autofree char *path = NULL;
+    g_autofree char *args = NULL;
+    g_autofree char *log = NULL;
+    g_autoptr(GError) err = NULL;
+    TestData *td;
+    QTestState *qts;
+    int fd, i;
+
+    fd = g_file_open_tmp("encx24j600-log-XXXXXX", &path, &err);
+    g_assert_no_error(err);
+    close(fd);
+    args = g_strdup_printf("-d guest_errors -D %s", path);
+    td = test_start_with(args);
+    qts = td->qts;
+
+    wcru(qts, ERXHEAD, 0x1234);
+    cmd(qts, OP_ENABLERX);
+    wcru(qts, ERXST, 0x5340);
+    wcru(qts, ERXTAIL, 0x5341);
+    wcru(qts, ERXTAIL, 0x1000);
+    wcru(qts, ERXTAIL, 0x5ffe);                 /* fine */
+    wcru(qts, EGPRDPT, 0x7000);
+    {
+        uint8_t lo[3] = { OP_WCRU, MACON2, 0xb2 };
+        uint8_t hi[3] = { OP_WCRU, MACON2 + 1, 0x40 };
+
+        spi(qts, lo, NULL, 3);
+        spi(qts, hi, NULL, 3);
+    }
+    wcru(qts, MIRD, 0x1234);
+    wcru(qts, MIREGADR, 0x0100 | 0x04);
+    wcru(qts, MIWR, 0x0061);
+    wcru(qts, MIWR, 0x0021);
+    wcru(qts, ETXLEN, 0);
+    tx_go(qts);
+
+    /* qemu_log() flushes every message */
+    g_assert_true(g_file_get_contents(path, &log, NULL, &err));
+    g_assert_no_error(err);
+    for (i = 0; i < ARRAY_SIZE(expect); i++) {
+        if (!strstr(log, expect[i])) {
+            g_test_message("not logged: \"%s\"", expect[i]);
+            g_test_message("the log: %s", log);
+            g_assert_not_reached();
+        }
+    }
+    /* What a driver does right is not reported */
+    g_assert_null(strstr(log, "ERXTAIL 0x5ffe"));
+    unlink(path);
 }
 
 /* Reset */
@@ -2986,7 +3270,7 @@ static void test_fault_tx_abort(void)
     tx_load(qts, f, sizeof(f));
     wcru(qts, EIE, EIE_INTIE | EIE_TXABTIE);
     inject(qts, "tx-abort");
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
     g_assert_true(tx_nothing_sent(td->fd));
     g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
                     EIR_TXABTIF);
@@ -3001,7 +3285,7 @@ static void test_fault_tx_abort(void)
     /* One shot: the retry goes out */
     u16op(qts, OP_BFCU, EIR, EIR_TXABTIF);
     g_assert_false(int_asserted(qts));
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
     recv_frame(td->fd, out, sizeof(out));
     g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==, EIR_TXIF);
     g_assert_cmphex(rcru(qts, ETXSTAT), ==, 0);
@@ -3018,7 +3302,7 @@ static void test_fault_tx_link_loss(void)
     tx_load(qts, f, sizeof(f));
     wcru(qts, EIE, EIE_INTIE | EIE_LINKIE);
     inject(qts, "tx-link-loss");
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
     g_assert_true(tx_nothing_sent(td->fd));
     g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF | EIR_LINKIF),
                     ==, EIR_TXABTIF | EIR_LINKIF);
@@ -3035,7 +3319,7 @@ static void test_fault_tx_link_loss(void)
     g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
     g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
     g_assert_true(int_asserted(qts));
-    cmd(qts, OP_SETTXRTS);
+    tx_go(qts);
     recv_frame(td->fd, out, sizeof(out));
     g_assert_cmphex(rcru(qts, EIR) & EIR_TXIF, ==, EIR_TXIF);
     g_assert_cmpuint(stat_injected(qts, "tx-link-loss"), ==, 1);
@@ -3404,18 +3688,23 @@ int main(int argc, char **argv)
     qtest_add_func("encx24j600/tx-mamxfl", test_tx_mamxfl);
     qtest_add_func("encx24j600/tx-txrst", test_tx_txrst);
     qtest_add_func("encx24j600/tx-interrupts", test_tx_interrupts);
+    qtest_add_func("encx24j600/tx-wire-time", test_tx_wire_time);
+    qtest_add_func("encx24j600/tx-buffer-busy", test_tx_buffer_busy);
+    qtest_add_func("encx24j600/tx-cut-off", test_tx_cut_off);
     qtest_add_func("encx24j600/dma-checksum", test_dma_checksum);
     qtest_add_func("encx24j600/dma-seeded", test_dma_seeded);
     qtest_add_func("encx24j600/dma-copy-nocs", test_dma_copy_nocs);
     qtest_add_func("encx24j600/dma-wrap", test_dma_wrap);
     qtest_add_func("encx24j600/flow-control", test_flow_control);
     qtest_add_func("encx24j600/phy-busy", test_phy_busy);
+    qtest_add_func("encx24j600/phy-busy-effect", test_phy_busy_effect);
     qtest_add_func("encx24j600/phy-autoneg", test_phy_autoneg);
     qtest_add_func("encx24j600/phy-reset", test_phy_reset);
     qtest_add_func("encx24j600/phy-reneg", test_phy_reneg);
     qtest_add_func("encx24j600/phy-mode-change", test_phy_mode_change);
     qtest_add_func("encx24j600/phy-same-mode", test_phy_same_mode);
     qtest_add_func("encx24j600/phy-link-delay", test_phy_link_delay);
+    qtest_add_func("encx24j600/guest-errors", test_guest_errors);
     qtest_add_func("encx24j600/reset-wcr-ethrst", test_reset_wcr_ethrst);
     qtest_add_func("encx24j600/reset-system", test_reset_system);
     qtest_add_func("encx24j600/int-gating", test_int_gating);

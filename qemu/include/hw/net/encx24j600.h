@@ -108,11 +108,18 @@ struct ENCX24J600State {
     bool llstat_low;        /* PHSTAT1.LLSTAT latched low since last read */
     bool int_level;         /* current level of the INT pin */
     int64_t mii_busy_until; /* MISTAT.BUSY until this QEMU_CLOCK_VIRTUAL */
+    QEMUTimer *mii_timer;   /* ends the MII operation under way */
+    uint8_t mii_op;         /* that operation: none, read or write */
+    uint8_t mii_reg;        /* its PHY register */
+    uint16_t mii_val;       /* the value a write writes */
     QEMUTimer *autoneg_timer;   /* pending while the PHY negotiates */
+    QEMUTimer *tx_timer;    /* pending while a frame is on the wire */
+    uint16_t tx_st;         /* ETXST and ETXLEN of that frame */
+    uint16_t tx_len;
+    bool tx_waiting;        /* that frame waits for the link */
     uint32_t autoneg_delay_ms;  /* property: time to (re)establish the link */
 
-    /* SPI state machine */
-    bool selected;
+    /* SPI state machine (the chip select level is the SSI core's) */
     uint8_t spi_state;
     uint8_t opcode;
     uint8_t addr;
@@ -130,15 +137,14 @@ struct ENCX24J600State {
      */
     uint16_t eir_unread;
 
-    /*
-     * Receive wire and the link partner's port buffer, not migrated:
-     * after a load the wire is free and the buffer empty.
-     */
+    /* Receive wire and the link partner's port buffer (migrated) */
     QEMUTimer *rx_timer;    /* takes the next frame when the wire is free */
     int64_t rx_wire_free;   /* QEMU_CLOCK_VIRTUAL when the last frame ends */
     QSIMPLEQ_HEAD(, ENCX24J600WireFrame) wire_buf;
     uint32_t wire_buf_bytes;    /* bytes held in wire_buf */
     uint32_t wire_buffer_bytes; /* property: size of the port buffer */
+    uint8_t *wire_mig;      /* the port buffer as migrated (see pre_save) */
+    uint32_t wire_mig_len;
 
     /* Fault injection (host side, not migrated) */
     uint32_t faults_armed;  /* one-shot faults, bit n = ENCX24J600Fault n */
