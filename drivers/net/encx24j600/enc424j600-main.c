@@ -272,6 +272,7 @@ static void enc_adjust_link(struct net_device *ndev)
 		netif_carrier_off(ndev);
 	if (phydev->link) {
 		enc_set_duplex(priv, phydev->duplex == DUPLEX_FULL);
+		WRITE_ONCE(priv->link_10, phydev->speed == SPEED_10);
 	} else if (priv->tx_inflight) {
 		priv->tx_inflight = false;
 		enc_tx_reset(priv);
@@ -924,6 +925,15 @@ static bool enc_tx_arm_irq(struct enc_priv *priv)
 	return false;
 }
 
+/* How long a frame of len bytes (without FCS) is on the wire: preamble and
+ * SFD, the frame padded to 60 bytes, FCS and inter-frame gap, at 80 ns a
+ * byte at 100 Mbit/s and 800 ns at 10 Mbit/s
+ */
+static u64 enc_wire_ns(struct enc_priv *priv, unsigned int len)
+{
+	return (8 + max(len, 60U) + 4 + 12) * (READ_ONCE(priv->link_10) ? 800 : 80);
+}
+
 /* Write the parked skb into the TX buffer and start it.  In steady state
  * (frames of one size, link faster than the bus) this is three CS frames:
  * a read of EIR+ECON1 that completes the previous frame, one WGPDATA
@@ -936,9 +946,21 @@ static void enc_tx_work(struct work_struct *work)
 {
 	struct enc_priv *priv = container_of(work, struct enc_priv, tx_work);
 	struct net_device *ndev = priv->ndev;
-	struct sk_buff *skb;
 	unsigned int len, pad = 0;
+	struct sk_buff *skb;
+	s64 wait;
 	int ret;
+
+	/* The frame in flight cannot have left the wire before tx_wire_end:
+	 * a status read before then finds TXRTS still set and costs arming
+	 * TXIF (three transactions and an interrupt).  When the bus is faster
+	 * than the wire (short frames, a 10 Mbit/s link) wait for it here,
+	 * without the lock.
+	 */
+	wait = (s64)(READ_ONCE(priv->tx_wire_end) - ktime_get_ns());
+	if (wait > 0 && READ_ONCE(priv->tx_inflight))
+		fsleep(DIV_ROUND_UP((u32)min_t(s64, wait, 2 * NSEC_PER_MSEC),
+				    NSEC_PER_USEC));
 
 	mutex_lock(&priv->lock);
 
@@ -1040,6 +1062,7 @@ static void enc_tx_work(struct work_struct *work)
 		goto err;
 
 	priv->tx_len = len;
+	WRITE_ONCE(priv->tx_wire_end, ktime_get_ns() + enc_wire_ns(priv, len));
 	priv->tx_inflight = true;
 	consume_skb(skb);
 	enc_wake_queue(priv);

@@ -342,6 +342,10 @@ struct enc_priv {
 	bool tx_inflight;	/* SETTXRTS sent, completion not seen yet */
 	bool tx_irq_armed;	/* TXIE enabled: waiting for a slow TX */
 	unsigned int tx_len;
+	u64 tx_wire_end;	/* ktime_get_ns() when the frame in flight
+				 * can have left the wire, at the soonest
+				 */
+	bool link_10;		/* the link runs at 10 Mbit/s */
 	u16 tx_wrpt;		/* where EGPWRPT points, or ENC_PTR_UNKNOWN */
 	u16 tx_etxlen;		/* ETXLEN in the chip, 0 = unknown */
 	bool irq_edge;

@@ -44,11 +44,13 @@
 #include "migration/vmstate.h"
 #include "net/eth.h"
 #include "qapi/error.h"
-#include "qapi/visitor.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
-#include "qemu/units.h"
 #include "qemu/timer.h"
+/* test machinery { */
+#include "qapi/visitor.h"
+#include "qemu/units.h"
+/* } test machinery */
 #include "trace.h"
 #include <zlib.h>
 
@@ -164,6 +166,7 @@
 #define MACON1_PASSALL  (1 << 1)
 #define MACON2_TXCRCEN  (1 << 4)
 #define MACON2_HFRMEN   (1 << 2)
+#define MACON2_FULDPX   (1 << 0)
 
 /* MICMD, MISTAT */
 #define MICMD_MIISCAN   (1 << 1)
@@ -194,6 +197,7 @@ enum { MII_OP_NONE, MII_OP_READ, MII_OP_WRITE };
  * spare, and the backlog drains in 10.5 ms at 100 Mbit/s.
  */
 #define WIRE_BUFFER_BYTES_DEFAULT (128 * KiB)
+#define WIRE_BUFFER_BYTES_MAX     (64 * MiB)
 /* } test machinery */
 
 /* ETXSTAT */
@@ -784,6 +788,7 @@ static bool enc_wire_buf_put(ENCX24J600State *s, const uint8_t *buf,
     memcpy(f->data, buf, size);
     QSIMPLEQ_INSERT_TAIL(&s->wire_buf, f, next);
     s->wire_buf_bytes += bytes;
+    s->stats.rx_wire_buffered++;
     trace_encx24j600_rx_defer(size, MAX(s->rx_wire_free - now, 0));
     timer_mod(s->rx_timer, MAX(s->rx_wire_free, now));
     return true;
@@ -1200,8 +1205,25 @@ static void enc_tx_wire(ENCX24J600State *s)
     uint16_t txstat;
     g_autofree uint8_t *buf = enc_tx_frame(s, s->tx_st, s->tx_len, &send_len,
                                            &wire_len, &txstat);
-    int64_t ns = enc_wire_ns(s, wire_len - ETH_FCS_LEN);
+    /* (a frame without FCS shorter than one is padded to 60 bytes anyway) */
+    int64_t ns = enc_wire_ns(s, wire_len > ETH_FCS_LEN ?
+                                wire_len - ETH_FCS_LEN : 0);
+    bool mac_full = sfr16(s, MACON2) & MACON2_FULDPX;
+    uint8_t mismatch = 1 | (mac_full << 1) | (s->link_full << 2);
 
+    /*
+     * A MAC in the other duplex than the link sees collisions that are not
+     * there (half) or collides unawares (full) on silicon: late collisions
+     * and frames lost.  The model sends the frame and reports the mismatch.
+     */
+    if (mac_full != s->link_full && mismatch != s->duplex_logged) {
+        qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: transmission with "
+                      "MACON2.FULDPX %d on a %s-duplex link\n", mac_full,
+                      s->link_full ? "full" : "half");
+        s->duplex_logged = mismatch;
+    } else if (mac_full == s->link_full) {
+        s->duplex_logged = 0;
+    }
     trace_encx24j600_tx_start(s->tx_st, s->tx_len, wire_len, ns);
     timer_mod(s->tx_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns);
 }
@@ -1298,6 +1320,21 @@ static void enc_tx_done(void *opaque)
     enc_set_eir(s, EIR_TXIF);
     sfr16_set(s, ECON1, sfr16(s, ECON1) & ~ECON1_TXRTS);
     enc_update(s);
+}
+
+/*
+ * The frame's wire time is over but the timer has not run yet (timers run
+ * in the main loop, some time after their deadline): end it now, so that
+ * the host never sees TXRTS set after the frame has left the wire.
+ */
+static void enc_tx_settle(ENCX24J600State *s)
+{
+    if (timer_pending(s->tx_timer) &&
+        qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >=
+        timer_expire_time_ns(s->tx_timer)) {
+        timer_del(s->tx_timer);
+        enc_tx_done(s);
+    }
 }
 
 /*
@@ -1416,8 +1453,12 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
         }
     }
     enc_update(s);
-    /* The chip is not accessible during a reset: the CS cycle ends here */
-    if (!SSI_PERIPHERAL(s)->cs) {
+    /*
+     * The chip is not accessible during a reset: a CS cycle that SETETHRST
+     * or ETHRST is part of ends here.  (At power-on the SSI core's level
+     * is not a cycle under way.)
+     */
+    if (!power_on && !SSI_PERIPHERAL(s)->cs) {
         s->spi_state = SPI_IGNORE;
     }
 }
@@ -1484,6 +1525,7 @@ static uint8_t enc_sfr_read(ENCX24J600State *s, unsigned a)
         return 0;
     }
     enc_mii_settle(s);
+    enc_tx_settle(s);
     if ((a & ~1) == MIRD && (sfr16(s, MICMD) & MICMD_MIISCAN)) {
         sfr16_set(s, MIRD, enc_phy_read(s, sfr16(s, MIREGADR) & 0x1f));
     }
@@ -1667,7 +1709,7 @@ static void enc_sfr_write(ENCX24J600State *s, unsigned a, uint8_t v, int op)
                       "read-only SFR 0x%02x ignored\n", v, a);
         return;
     case ERXST:
-        if (sfr16(s, ECON1) & ECON1_RXEN) {
+        if ((sfr16(s, ECON1) & ECON1_RXEN) && ((a & 1) || op != OP_WRITE)) {
             qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: ERXST changed while "
                           "ECON1.RXEN is set\n");
         }
@@ -1914,10 +1956,11 @@ static unsigned enc_op_pointer(uint8_t op)
         EGPRDPT, ERXRDPT, EUDARDPT, EGPWRPT, ERXWRPT, EUDAWRPT
     };
 
+    /* (unsigned: a loaded state may pair any opcode with these states) */
     if (op >= 0x60) {
-        return ptr[((op - 0x60) >> 2) % ARRAY_SIZE(ptr)];
+        return ptr[((unsigned)(op - 0x60) >> 2) % ARRAY_SIZE(ptr)];
     }
-    return window[((op - 0x28) >> 1) % ARRAY_SIZE(window)];
+    return window[((unsigned)(op - 0x28) >> 1) % ARRAY_SIZE(window)];
 }
 
 static uint32_t enc_transfer(SSIPeripheral *ss, uint32_t tx)
@@ -1963,6 +2006,7 @@ static uint32_t enc_transfer(SSIPeripheral *ss, uint32_t tx)
         }
         if (s->opcode & 2) {
             ret = s->sfr[ptr_reg];
+            trace_encx24j600_sfr_read(ptr_reg, ret);
         } else {
             enc_sfr_write(s, ptr_reg, val, OP_WRITE);
         }
@@ -2133,6 +2177,8 @@ static void enc_get_stats(Object *obj, Visitor *v, const char *name,
          visit_type_uint64(v, "rx-filtered", &st.rx_filtered, errp) &&
          visit_type_uint64(v, "rx-wire-dropped", &st.rx_wire_dropped,
                            errp) &&
+         visit_type_uint64(v, "rx-wire-buffered", &st.rx_wire_buffered,
+                           errp) &&
          visit_type_uint64(v, "rx-bad-fcs", &st.rx_bad_fcs, errp) &&
          visit_type_uint64(v, "mii-reads", &st.mii_reads, errp) &&
          visit_type_uint64(v, "mii-writes", &st.mii_writes, errp) &&
@@ -2254,6 +2300,13 @@ static void enc_realize(SSIPeripheral *ss, Error **errp)
     ENCX24J600State *s = ENCX24J600(ss);
     DeviceState *dev = DEVICE(ss);
 
+    /* test machinery { */
+    if (s->wire_buffer_bytes > WIRE_BUFFER_BYTES_MAX) {
+        error_setg(errp, "x-wire-buffer-bytes %u is above %u",
+                   s->wire_buffer_bytes, WIRE_BUFFER_BYTES_MAX);
+        return;
+    }
+    /* } test machinery */
     qdev_init_gpio_out(dev, &s->int_out, 1);
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     s->nic = qemu_new_nic(&net_encx24j600_info, &s->conf,
@@ -2274,6 +2327,7 @@ static void enc_unrealize(DeviceState *dev)
 {
     ENCX24J600State *s = ENCX24J600(dev);
 
+    qemu_del_nic(s->nic);
     timer_free(s->autoneg_timer);
     timer_free(s->tx_timer);
     timer_free(s->mii_timer);
@@ -2282,7 +2336,6 @@ static void enc_unrealize(DeviceState *dev)
     enc_wire_buf_drop(s, false);
     g_free(s->wire_mig);
     /* } test machinery */
-    qemu_del_nic(s->nic);
 }
 
 /*
@@ -2407,6 +2460,57 @@ static void enc_wire_buf_load(ENCX24J600State *s)
     }
     enc_post_save(s);
 }
+
+/* The blob is no larger than the destination's port buffer holds */
+static bool enc_wire_mig_fits(void *opaque, int version_id)
+{
+    ENCX24J600State *s = opaque;
+
+    return s->wire_mig_len <= s->wire_buffer_bytes;
+}
+
+/* A frame waits in the port buffer, or the wire is busy */
+static bool enc_wire_needed(void *opaque)
+{
+    ENCX24J600State *s = opaque;
+
+    return !QSIMPLEQ_EMPTY(&s->wire_buf) ||
+           s->rx_wire_free > qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static int enc_wire_post_load(void *opaque, int version_id)
+{
+    enc_wire_buf_load(opaque);
+    return 0;
+}
+
+static const VMStateDescription vmstate_encx24j600_wire = {
+    .name = TYPE_ENCX24J600 "/wire",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = enc_wire_needed,
+    .pre_save = enc_pre_save,
+    .post_save = enc_post_save,
+    .post_load = enc_wire_post_load,
+    .fields = (VMStateField[]) {
+        VMSTATE_INT64(rx_wire_free, ENCX24J600State),
+        VMSTATE_UINT32(wire_mig_len, ENCX24J600State),
+        VMSTATE_VALIDATE("port buffer fits", enc_wire_mig_fits),
+        VMSTATE_VBUFFER_ALLOC_UINT32(wire_mig, ENCX24J600State, 0, NULL,
+                                     wire_mig_len),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/* Without the subsection the wire is free and the port buffer empty */
+static int enc_pre_load(void *opaque)
+{
+    ENCX24J600State *s = opaque;
+
+    enc_wire_buf_drop(s, false);
+    s->rx_wire_free = 0;
+    return 0;
+}
 /* } test machinery */
 
 static int enc_post_load(void *opaque, int version_id)
@@ -2421,9 +2525,15 @@ static int enc_post_load(void *opaque, int version_id)
     s->tx_st &= PTR_MASK;
     s->tx_len &= PTR_MASK;
     s->bank &= 3;
-    s->addr = MIN(s->addr, 0xff);
+    /*
+     * QEMU's link follows the loaded PHY: down if no partner was there
+     * (the link is down and no negotiation is under way)
+     */
+    if (s->nic) {
+        qemu_get_queue(s->nic)->link_down = !s->link_up &&
+                                            !timer_pending(s->autoneg_timer);
+    }
     /* test machinery { */
-    enc_wire_buf_load(s);
     /*
      * Nor what the guest read of EIR: a flag of the loaded state that was
      * raised unread before the save is not counted when cleared.
@@ -2445,8 +2555,7 @@ static const VMStateDescription vmstate_encx24j600 = {
     .minimum_version_id = 1,
     .post_load = enc_post_load,
     /* test machinery { */
-    .pre_save = enc_pre_save,
-    .post_save = enc_post_save,
+    .pre_load = enc_pre_load,
     /* } test machinery */
     .fields = (VMStateField[]) {
         VMSTATE_SSI_PERIPHERAL(parent_obj, ENCX24J600State),
@@ -2470,13 +2579,6 @@ static const VMStateDescription vmstate_encx24j600 = {
         VMSTATE_UINT8(opcode, ENCX24J600State),
         VMSTATE_UINT8(addr, ENCX24J600State),
         VMSTATE_UINT8(cls, ENCX24J600State),
-        /* test machinery { */
-        VMSTATE_BOOL(first_op, ENCX24J600State),
-        VMSTATE_INT64(rx_wire_free, ENCX24J600State),
-        VMSTATE_UINT32(wire_mig_len, ENCX24J600State),
-        VMSTATE_VBUFFER_ALLOC_UINT32(wire_mig, ENCX24J600State, 0, NULL,
-                                     wire_mig_len),
-        /* } test machinery */
         VMSTATE_UINT8(mac_lo, ENCX24J600State),
         VMSTATE_UINT8(mac_lo_addr, ENCX24J600State),
         VMSTATE_BOOL(mac_lo_valid, ENCX24J600State),
@@ -2486,7 +2588,13 @@ static const VMStateDescription vmstate_encx24j600 = {
         VMSTATE_UINT8(mii_reg, ENCX24J600State),
         VMSTATE_UINT16(mii_val, ENCX24J600State),
         VMSTATE_END_OF_LIST()
+    },
+    /* test machinery { */
+    .subsections = (const VMStateDescription * []) {
+        &vmstate_encx24j600_wire,
+        NULL
     }
+    /* } test machinery */
 };
 
 static Property enc_properties[] = {

@@ -2073,21 +2073,25 @@ static void wait_rx_seen_frozen(QTestState *qts, uint64_t n)
     g_assert_cmpuint(rx_seen(qts), ==, n);
 }
 
+static void wait_stat_frozen(QTestState *qts, const char *key, uint64_t n);
+
 /*
  * Two frames back to back: the first is received at once, the second
  * only when the first has left the wire (the clock does not run unless
- * stepped, so the backend has long offered the second frame by then).
+ * stepped; the second frame is seen waiting in the port buffer first).
  */
 static void rx_two_paced(TestData *td, const uint8_t *f1, const uint8_t *f2,
                          size_t len, int64_t wire_ns)
 {
     QTestState *qts = td->qts;
     uint64_t seen = rx_seen(qts);
+    uint64_t buffered = stat_get(qts, NULL, "rx-wire-buffered");
 
     send_frame(td->fd, f1, len);
     send_frame(td->fd, f2, len);
     wait_rx_seen_frozen(qts, seen + 1);
-    g_usleep(100 * 1000);
+    /* The second frame has reached the model and waits for the wire */
+    wait_stat_frozen(qts, "rx-wire-buffered", buffered + 1);
     g_assert_cmpuint(rx_seen(qts), ==, seen + 1);
     qtest_clock_step(qts, wire_ns - 1);
     g_assert_cmpuint(rx_seen(qts), ==, seen + 1);
@@ -2326,6 +2330,15 @@ static void test_tx_wire_time(void)
         g_assert_cmpmem(out, sizeof(f), f, sizeof(f));
         g_assert_cmphex(rcru(qts, ETXWIRE), ==, sizeof(f) + 4);
     }
+
+    /* Two bytes, no padding, no CRC: a minimal frame's wire time */
+    u16op(qts, OP_BFCU, MACON2, 0x00f0);       /* PADCFG 0, TXCRCEN 0 */
+    u16op(qts, OP_BFCU, EIR, 0xffff);
+    wcru(qts, ETXLEN, 2);
+    cmd(qts, OP_SETTXRTS);
+    qtest_clock_step(qts, WIRE_NS(0) * 10);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_TXIF, ==, EIR_TXIF);
 }
 
 /*
@@ -2897,6 +2910,7 @@ static void test_guest_errors(void)
         "write of 0x1234 to the read-only MII register 0x68",
         "MII write of PHY register 0x04 while MISTAT.BUSY",
         "transmission of 0 bytes",
+        "transmission with MACON2.FULDPX 0 on a full-duplex link",
     };
     g_autofree char *path = NULL;
     g_autofree char *args = NULL;
@@ -2933,6 +2947,17 @@ static void test_guest_errors(void)
     wcru(qts, MIWR, 0x0021);
     wcru(qts, ETXLEN, 0);
     tx_go(qts);
+    /* MACON2 resets to half duplex; the link is 100 Mbit/s full duplex */
+    {
+        uint8_t f[60];
+
+        make_frame(f, sizeof(f), other_mac, 1);
+        tx_load(qts, f, sizeof(f));
+        tx_go(qts);
+        tx_go(qts);                             /* logged once */
+        u16op(qts, OP_BFSU, MACON2, 0x0001);   /* FULDPX */
+        tx_go(qts);
+    }
 
     /* qemu_log() flushes every message */
     g_assert_true(g_file_get_contents(path, &log, NULL, &err));
@@ -2946,6 +2971,7 @@ static void test_guest_errors(void)
     }
     /* What a driver does right is not reported */
     g_assert_null(strstr(log, "ERXTAIL 0x5ffe"));
+    g_assert_null(strstr(strstr(log, "MACON2.FULDPX") + 1, "MACON2.FULDPX"));
     unlink(path);
 }
 
@@ -2989,6 +3015,10 @@ static void test_reset_system(void)
     wptr(qts, OP_WGPWRPT, 0x10);
     sram_stream(qts, OP_WGPDATA, data, NULL, 4);
     wcru(qts, ECON2, 0xc000);
+    /* INT asserted before the reset (a flag set by BFS, enabled) */
+    u16op(qts, OP_BFSU, EIR, EIR_LINKIF);
+    wcru(qts, EIE, EIE_INTIE | EIE_LINKIE);
+    g_assert_true(int_asserted(qts));
     /* A system reset is a power-on reset: SRAM cleared, COCON back */
     rsp = qtest_qmp(qts, "{ 'execute': 'system_reset' }");
     qobject_unref(rsp);
@@ -3495,7 +3525,7 @@ static void test_rx_wire_buffer(void)
         send_frame(td->fd, f, sizeof(f));
     }
     wait_stat_frozen(qts, "rx-wire-dropped", 100 - 1 - WIRE_FRAMES);
-    g_usleep(100 * 1000);
+    wait_stat_frozen(qts, "rx-wire-buffered", WIRE_FRAMES);
     g_assert_cmpuint(rx_seen(qts), ==, 1);
     wait_stat(qts, "rx-filtered", 1 + WIRE_FRAMES);
     g_assert_cmpuint(stat_get(qts, NULL, "rx-wire-dropped"), ==,
@@ -3516,7 +3546,7 @@ static void test_rx_wire_buffer(void)
         send_frame(td->fd, f, sizeof(f));
     }
     wait_stat_frozen(qts, "rx-filtered", 1);
-    g_usleep(100 * 1000);
+    wait_stat_frozen(qts, "rx-wire-buffered", 9);
     set_link(qts, false);
     g_assert_cmpuint(stat_get(qts, NULL, "rx-wire-dropped"), ==, 9);
     set_link(qts, true);

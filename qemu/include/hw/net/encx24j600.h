@@ -10,8 +10,10 @@
 
 #include "hw/ssi/ssi.h"
 #include "net/net.h"
-#include "qemu/queue.h"
 #include "qom/object.h"
+/* test machinery { */
+#include "qemu/queue.h"
+/* } test machinery */
 
 #define TYPE_ENCX24J600 "encx24j600"
 OBJECT_DECLARE_SIMPLE_TYPE(ENCX24J600State, ENCX24J600)
@@ -71,6 +73,7 @@ typedef struct ENCX24J600Stats {
     uint64_t rx_filtered;
     uint64_t tx_frames;
     uint64_t rx_wire_dropped;
+    uint64_t rx_wire_buffered;  /* frames that waited in the port buffer */
     uint64_t rx_bad_fcs;        /* frames whose own FCS did not match */
     uint64_t mii_reads;         /* PHY reads started (MICMD.MIIRD set) */
     uint64_t mii_writes;        /* PHY writes started (MIWR written) */
@@ -117,6 +120,7 @@ struct ENCX24J600State {
     uint16_t tx_st;         /* ETXST and ETXLEN of that frame */
     uint16_t tx_len;
     bool tx_waiting;        /* that frame waits for the link */
+    uint8_t duplex_logged;  /* the duplex mismatch last logged, not migrated */
     uint32_t autoneg_delay_ms;  /* property: time to (re)establish the link */
 
     /* SPI state machine (the chip select level is the SSI core's) */
@@ -151,7 +155,7 @@ struct ENCX24J600State {
     bool int_stuck;         /* INT held asserted */
     bool spi_absent;        /* the chip does not answer on SPI */
 
-    /* Transaction accounting, not migrated but first_op */
+    /* Transaction accounting, not migrated */
     bool first_op;          /* the next command starts a CS cycle */
     ENCX24J600Stats stats;
     /* } test machinery */
