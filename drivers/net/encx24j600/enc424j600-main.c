@@ -272,7 +272,7 @@ static void enc_adjust_link(struct net_device *ndev)
 		netif_carrier_off(ndev);
 	if (phydev->link) {
 		enc_set_duplex(priv, phydev->duplex == DUPLEX_FULL);
-		WRITE_ONCE(priv->link_10, phydev->speed == SPEED_10);
+		priv->link_10 = phydev->speed == SPEED_10;
 	} else if (priv->tx_inflight) {
 		priv->tx_inflight = false;
 		enc_tx_reset(priv);
@@ -280,6 +280,8 @@ static void enc_adjust_link(struct net_device *ndev)
 		enc_stat_add(priv, &priv->nstats.tx_carrier_errors, 1);
 	}
 	if (!phydev->link) {
+		/* unknown until the link is up again: 100 Mbit/s waits least */
+		priv->link_10 = false;
 		enc_tx_disarm_irq(priv);
 		if (READ_ONCE(priv->tx_skb))
 			schedule_work(&priv->tx_work);
@@ -793,6 +795,7 @@ static int enc_chip_restore(struct enc_priv *priv)
 		enc_stat_add(priv, &priv->nstats.tx_errors, 1);
 	}
 	enc_tx_disarm_irq(priv);
+	priv->link_10 = false;	/* the reset PHY negotiates again */
 	priv->tx_wrpt = ENC_PTR_UNKNOWN;
 	priv->tx_etxlen = 0;
 	priv->rx_deferred = false;
@@ -925,13 +928,15 @@ static bool enc_tx_arm_irq(struct enc_priv *priv)
 	return false;
 }
 
-/* How long a frame of len bytes (without FCS) is on the wire: preamble and
- * SFD, the frame padded to 60 bytes, FCS and inter-frame gap, at 80 ns a
- * byte at 100 Mbit/s and 800 ns at 10 Mbit/s
+/* How long a frame of len bytes (without FCS) is on the wire: 8 bytes of
+ * preamble and SFD, the frame padded to ETH_ZLEN, the FCS and 12 bytes of
+ * inter-frame gap, at 80 ns a byte at 100 Mbit/s and 800 ns at 10 Mbit/s.
  */
 static u64 enc_wire_ns(struct enc_priv *priv, unsigned int len)
 {
-	return (8 + max(len, 60U) + 4 + 12) * (READ_ONCE(priv->link_10) ? 800 : 80);
+	unsigned int bytes = 8 + max_t(unsigned int, len, ETH_ZLEN) + ETH_FCS_LEN + 12;
+
+	return (u64)bytes * (priv->link_10 ? 800 : 80);
 }
 
 /* Write the parked skb into the TX buffer and start it.  In steady state
@@ -948,6 +953,8 @@ static void enc_tx_work(struct work_struct *work)
 	struct net_device *ndev = priv->ndev;
 	unsigned int len, pad = 0;
 	struct sk_buff *skb;
+	unsigned int us;
+	u64 start;
 	s64 wait;
 	int ret;
 
@@ -955,12 +962,16 @@ static void enc_tx_work(struct work_struct *work)
 	 * a status read before then finds TXRTS still set and costs arming
 	 * TXIF (three transactions and an interrupt).  When the bus is faster
 	 * than the wire (short frames, a 10 Mbit/s link) wait for it here,
-	 * without the lock.
+	 * without the lock, and with little slack: fsleep() may sleep twice
+	 * as long.  tx_work is the only writer of tx_wire_end and does not
+	 * run concurrently with itself.
 	 */
-	wait = (s64)(READ_ONCE(priv->tx_wire_end) - ktime_get_ns());
-	if (wait > 0 && READ_ONCE(priv->tx_inflight))
-		fsleep(DIV_ROUND_UP((u32)min_t(s64, wait, 2 * NSEC_PER_MSEC),
-				    NSEC_PER_USEC));
+	wait = (s64)(priv->tx_wire_end - ktime_get_ns());
+	/* tx_inflight without the lock: a hint, rechecked under it below */
+	if (wait > 0 && data_race(priv->tx_inflight) && READ_ONCE(priv->tx_skb)) {
+		us = DIV_ROUND_UP((u32)min_t(s64, wait, 2 * NSEC_PER_MSEC), NSEC_PER_USEC);
+		usleep_range(us, us + min(us / 8 + 1, 50U));
+	}
 
 	mutex_lock(&priv->lock);
 
@@ -1057,12 +1068,13 @@ static void enc_tx_work(struct work_struct *work)
 		}
 		priv->tx_etxlen = len;
 	}
+	start = ktime_get_ns();
 	ret = enc_cmd(priv, ENC_SETTXRTS);
 	if (ret)
 		goto err;
 
 	priv->tx_len = len;
-	WRITE_ONCE(priv->tx_wire_end, ktime_get_ns() + enc_wire_ns(priv, len));
+	priv->tx_wire_end = start + enc_wire_ns(priv, len);
 	priv->tx_inflight = true;
 	consume_skb(skb);
 	enc_wake_queue(priv);

@@ -344,8 +344,9 @@ struct enc_priv {
 	unsigned int tx_len;
 	u64 tx_wire_end;	/* ktime_get_ns() when the frame in flight
 				 * can have left the wire, at the soonest
+				 * (tx_work only)
 				 */
-	bool link_10;		/* the link runs at 10 Mbit/s */
+	bool link_10;		/* the link is up at 10 Mbit/s (priv->lock) */
 	u16 tx_wrpt;		/* where EGPWRPT points, or ENC_PTR_UNKNOWN */
 	u16 tx_etxlen;		/* ETXLEN in the chip, 0 = unknown */
 	bool irq_edge;
