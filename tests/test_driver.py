@@ -218,6 +218,33 @@ def test_driver_udp_tx_transactions_per_frame(logdir):
 test_driver_udp_tx_transactions_per_frame.timeout = 120
 
 
+def test_driver_udp_tx_at_10mbit_waits_for_the_wire(logdir):
+    """Guest-to-host UDP at saturation on a forced 10 Mbit/s link, where a
+    full-size frame is 1.23 ms on the wire: the driver waits for the wire
+    time before it looks for the frame's completion, so TX still costs 3
+    transactions per frame (no TXIF arming)."""
+    with boot(logdir, production=True) as b:
+        b.run("ethtool -s eth0 autoneg off speed 10 duplex full")
+        until(lambda: "Speed: 10Mb/s" in b.out("wait-carrier eth0 1 5; ethtool eth0"), 10,
+              "the link did not come up at 10 Mbit/s")
+        s, w, ls = udp_saturation(b, reverse=True)
+        frames = w["tx-frames"]
+        assert frames > 100, f"only {frames} frames left the chip in the data phase"
+        steady = w["transactions"] / frames
+        armed = w["classes"]["bfsu"]["commands"]
+        assert w["transactions"] <= 3 * frames + 2, \
+            f"{w['transactions']} transactions for {frames} TX frames at 10 Mbit/s " \
+            f"({steady:.3f} per frame, > 3; TXIE armed {armed} times)"
+        # reported, not asserted (speed goals live in the benchmark): the
+        # window is 3 s of the data phase, the wire adds 24 bytes a frame
+        rate = frames * (ls["tx_bytes"] / ls["tx_packets"] + 24) * 8 / 3.0 / 1e6
+        check_no_splats(b)
+        return f"{frames} frames in 3 s ({rate:.2f} Mbit/s on the wire), {steady:.3f} transactions/frame"
+
+
+test_driver_udp_tx_at_10mbit_waits_for_the_wire.timeout = 120
+
+
 def background_iperf(b, *args, seconds):
     """Start the host's iperf3 client; returns the Popen.  Its output goes
     to <board>.iperf3.log next to the board's other logs."""
@@ -439,17 +466,20 @@ test_driver_stop_with_traffic_in_flight.timeout = 150
 
 
 def test_driver_txif_and_txabtif_together(logdir):
-    """Link drops under a TX flood: frames already handed to the chip abort
+    """Link drops under a TX flood: the frame handed to the chip aborts
     (TXABTIF) while TXIF is still set from the frames before; the driver
-    counts aborts, resets TX and carries on after the link returns."""
+    counts aborts, resets TX and carries on after the link returns.  The
+    link drop is the model's tx-link-loss fault, which cuts the next frame
+    the driver starts: a link drop from QEMU's side only aborts a frame
+    that is on the wire at that moment (123 us of each frame), so it
+    would hit one only now and then."""
     with boot(logdir) as b:
         aborts = 0
         for _ in range(5):
             p = background_iperf(b, "-u", "-b", "100M", "-l", "1472", "-R", seconds=3)
             pump_for(b, 1.0)
-            b.set_link(False)
+            b.inject("tx-link-loss")
             pump_for(b, 0.3)
-            b.set_link(True)
             p.wait(timeout=60)
             b.out("wait-carrier eth0 1 5")
             aborts = ethtool_stats(b)["tx_aborts"]
