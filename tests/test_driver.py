@@ -232,7 +232,9 @@ def test_driver_udp_tx_at_10mbit_waits_for_the_wire(logdir):
         assert frames > 100, f"only {frames} frames left the chip in the data phase"
         steady = w["transactions"] / frames
         armed = w["classes"]["bfsu"]["commands"]
-        assert w["transactions"] <= 3 * frames + 2, \
+        # 3 per data frame; a received frame of iperf3's control
+        # connection in the window costs a few more (1% of slack)
+        assert w["transactions"] <= 3.01 * frames + 2 and armed <= frames // 100, \
             f"{w['transactions']} transactions for {frames} TX frames at 10 Mbit/s " \
             f"({steady:.3f} per frame, > 3; TXIE armed {armed} times)"
         # reported, not asserted (speed goals live in the benchmark): the
