@@ -198,12 +198,28 @@ def test_driver_udp_tx_transactions_per_frame(logdir):
         # The data path costs exactly 3 per frame (EIR+ECON1 read, WGPDATA,
         # SETTXRTS): the data phase shows it.  Over the whole run, the
         # iperf3 control connection (its received frames and short sent
-        # frames) adds under 1% on top.
-        # (a window edge may split one frame's transactions: 2 of slack)
-        assert w["transactions"] <= 3 * w["tx-frames"] + 2, \
+        # frames) adds a little on top, checked below.
+        # (the model counts a frame when its wire time ends, by its timer
+        # or at the status read after it, so at a window edge the count
+        # of transactions less 3 per counted frame is anything from 0 to
+        # 3: 3 of slack)
+        assert w["transactions"] <= 3 * w["tx-frames"] + 3, \
             f"{w['transactions']} transactions for {w['tx-frames']} TX frames " \
-            f"in the data phase ({steady:.4f} per frame, > 3)"
-        assert per <= 3.03, f"{per:.3f} transactions per TX frame (> 3 + 1%)"
+            f"in the data phase ({steady:.4f} per frame, > 3): " \
+            f"{ {c: v['transactions'] for c, v in w['classes'].items() if v['transactions']} }, " \
+            f"{w['rx-frames']} received"
+        # Over the whole run, TXIF is never armed, and what the control
+        # connection adds is bounded by its own frames, not by a share of
+        # the data frames (fewer of those on a slower machine): each frame
+        # it receives costs at most 5 (status, data, SETPKTDEC, ERXTAIL,
+        # the read pointer) and the short frame answering it 3 more (ETXLEN
+        # set and restored, WGPWRPT).
+        armed = s["classes"]["bfsu"]["transactions"] + s["classes"]["bfcu"]["transactions"]
+        extra = s["transactions"] - 3 * frames
+        assert armed == 0 and extra <= 8 * s["rx-frames"], \
+            f"{s['transactions']} transactions for {frames} TX frames and " \
+            f"{s['rx-frames']} received: {extra} beyond 3 a frame " \
+            f"(> 8 per received frame), TXIF armed/disarmed {armed} times"
         assert avg_len > MTU_FRAME - 20, f"frames average {avg_len:.0f} bytes, not MTU-sized"
         assert bytes_per <= avg_len * 1.03, \
             f"{bytes_per:.1f} SPI bytes per {avg_len:.0f}-byte frame (> 3% overhead)"

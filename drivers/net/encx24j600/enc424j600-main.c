@@ -954,7 +954,6 @@ static void enc_tx_work(struct work_struct *work)
 	unsigned int len, pad = 0;
 	struct sk_buff *skb;
 	unsigned int us;
-	u64 start;
 	s64 wait;
 	int ret;
 
@@ -1068,13 +1067,17 @@ static void enc_tx_work(struct work_struct *work)
 		}
 		priv->tx_etxlen = len;
 	}
-	start = ktime_get_ns();
 	ret = enc_cmd(priv, ENC_SETTXRTS);
 	if (ret)
 		goto err;
 
+	/* The chip starts the frame as CS rises at the end of SETTXRTS,
+	 * before this time is taken: the wait above can then only end
+	 * after the frame has left, never before (which would cost arming
+	 * TXIF), at the price of the few microseconds spent returning here.
+	 */
 	priv->tx_len = len;
-	priv->tx_wire_end = start + enc_wire_ns(priv, len);
+	priv->tx_wire_end = ktime_get_ns() + enc_wire_ns(priv, len);
 	priv->tx_inflight = true;
 	consume_skb(skb);
 	enc_wake_queue(priv);
