@@ -15,7 +15,8 @@
  *  + unnamed GPIO output 0: the INT pin, active low (0 = asserted)
  *  + NIC properties (macaddr is the factory MAC loaded into MAADR)
  *  + property "x-autoneg-delay-ms": how long the PHY takes to bring the
- *    link up after QEMU's link comes up or the guest restarts the PHY
+ *    link up after a reset, QEMU's link coming up or the guest restarting
+ *    the PHY (default 2000, as on silicon; tests may shorten it)
  * test machinery {
  *
  * Test machinery, for driver tests (the "x-" properties):
@@ -178,13 +179,21 @@
 #define MII_BUSY_NS     25600
 
 /* The MII operation under way (mii_op) */
-enum { MII_OP_NONE, MII_OP_READ, MII_OP_WRITE };
+enum { MII_OP_NONE, MII_OP_READ, MII_OP_WRITE, MII_OP_READ_UNANSWERED };
 
 /*
- * Silicon needs 1-3 s to autonegotiate; the default keeps the link change
- * visible (link down, then up with LINKIF each time) but fast to test.
+ * After a system reset (power-on, SETETHRST, ECON2.ETHRST) the chip does
+ * not answer on SPI for 25 us, and the PHY is not ready for 256 us (DS
+ * section 8.1; chip-facts 7.1 steps 4 and 6).
  */
-#define AUTONEG_DELAY_MS_DEFAULT 20
+#define RESET_SPI_NS    25000
+#define RESET_PHY_NS    256000
+
+/*
+ * Autonegotiation, from the PHY's start to the link up: silicon takes
+ * 1-3 s; the property shortens it for tests.
+ */
+#define AUTONEG_DELAY_MS_DEFAULT 2000
 
 /* One byte on the wire: 80 ns at 100 Mbit/s, 800 ns at 10 Mbit/s */
 #define WIRE_BYTE_NS_100    80
@@ -257,6 +266,7 @@ enum {
     SPI_USFR,       /* unbanked RCRU/WCRU/BFSU/BFCU data */
     SPI_SRAM,       /* SRAM window data */
     SPI_IGNORE,     /* unknown opcode: ignore until CS rises */
+    SPI_RESETTING,  /* a cycle begun during a reset: MISO not driven */
 };
 
 enum { OP_READ, OP_WRITE, OP_SET, OP_CLR };
@@ -485,8 +495,11 @@ static void enc_phy_write(ENCX24J600State *s, unsigned reg, uint16_t val)
 
 static uint16_t enc_estat(ENCX24J600State *s)
 {
-    uint16_t v = ESTAT_FCIDLE | ESTAT_CLKRDY | ESTAT_RSTDONE | ESTAT_PHYRDY |
-                 s->pktcnt;
+    uint16_t v = ESTAT_FCIDLE | ESTAT_CLKRDY | ESTAT_RSTDONE | s->pktcnt;
+
+    if (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >= s->phy_ready_at) {
+        v |= ESTAT_PHYRDY;
+    }
 
     if (s->link_up) {
         v |= ESTAT_PHYLNK | (s->link_full ? ESTAT_PHYDPX : 0);
@@ -607,20 +620,29 @@ static void enc_link_change(ENCX24J600State *s, bool up)
 }
 
 /*
- * The PHY starts (or restarts) negotiating: the link is down at once and
- * comes up autoneg-delay-ms later, if the partner is still there, in the
- * mode that the PHY registers select at that moment.
+ * The PHY negotiates with the partner, if there is one, from now or from
+ * when it is ready after a reset: the link comes up autoneg-delay-ms later
+ * in the mode that the PHY registers select at that moment.
  */
-static void enc_phy_restart(ENCX24J600State *s)
+static void enc_autoneg_start(ENCX24J600State *s)
 {
-    enc_link_change(s, false);
+    int64_t start = MAX(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL),
+                        s->phy_ready_at);
+
     if (enc_partner_present(s)) {
         trace_encx24j600_autoneg_start(s->autoneg_delay_ms);
-        timer_mod(s->autoneg_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                  (int64_t)s->autoneg_delay_ms * SCALE_MS);
+        timer_mod(s->autoneg_timer,
+                  start + (int64_t)s->autoneg_delay_ms * SCALE_MS);
     } else {
         timer_del(s->autoneg_timer);
     }
+}
+
+/* The PHY restarts negotiating: the link is down at once */
+static void enc_phy_restart(ENCX24J600State *s)
+{
+    enc_link_change(s, false);
+    enc_autoneg_start(s);
     enc_update(s);
 }
 
@@ -1440,18 +1462,22 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
     timer_del(s->mii_timer);
     enc_phy_reset(s);
     /*
-     * A link that is up stays up if the reset leaves its mode alone (the
-     * PHY registers return to autonegotiation with every mode advertised);
-     * otherwise it renegotiates as after PHCON1.PRST.
+     * The chip does not answer for RESET_SPI_NS.  The PHY resets with it:
+     * the link is down (the reset state: no LINKIF), and it negotiates
+     * once ready, RESET_PHY_NS from now; LINKIF comes with the link.
      */
+    s->spi_ready_at = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + RESET_SPI_NS;
+    s->phy_ready_at = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + RESET_PHY_NS;
+    /* polling for the chip after power-on is the datasheet's procedure */
+    s->reset_by_guest = !power_on;
     if (s->link_up) {
-        bool full, fast;
-
-        enc_phy_mode(s, &full, &fast);
-        if (full != s->link_full || fast != s->link_fast) {
-            enc_phy_restart(s);
-        }
+        trace_encx24j600_link(false);
+        s->link_up = false;
+        /* test machinery { */
+        enc_wire_buf_drop(s, true);
+        /* } test machinery */
     }
+    enc_autoneg_start(s);
     enc_update(s);
     /*
      * The chip is not accessible during a reset: a CS cycle that SETETHRST
@@ -1480,7 +1506,9 @@ static void enc_mii_settle(ENCX24J600State *s)
         return;
     }
     s->mii_op = MII_OP_NONE;
-    if (op == MII_OP_READ) {
+    if (op == MII_OP_READ_UNANSWERED) {
+        sfr16_set(s, MIRD, 0);
+    } else if (op == MII_OP_READ) {
         sfr16_set(s, MIRD, enc_phy_read(s, s->mii_reg));
     } else {
         enc_phy_write(s, s->mii_reg, s->mii_val);
@@ -1514,6 +1542,14 @@ static void enc_mii_start(ENCX24J600State *s, uint8_t op, uint16_t val)
     s->mii_op = op;
     s->mii_reg = sfr16(s, MIREGADR) & 0x1f;
     s->mii_val = val;
+    if (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < s->phy_ready_at) {
+        /* The operation runs its time; the PHY answers nothing */
+        qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: MII %s of PHY register "
+                      "0x%02x before the PHY is ready after a reset: the "
+                      "PHY does not answer\n",
+                      op == MII_OP_READ ? "read" : "write", s->mii_reg);
+        s->mii_op = op == MII_OP_READ ? MII_OP_READ_UNANSWERED : MII_OP_NONE;
+    }
     s->mii_busy_until = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + MII_BUSY_NS;
     timer_mod(s->mii_timer, s->mii_busy_until);
 }
@@ -1527,7 +1563,13 @@ static uint8_t enc_sfr_read(ENCX24J600State *s, unsigned a)
     enc_mii_settle(s);
     enc_tx_settle(s);
     if ((a & ~1) == MIRD && (sfr16(s, MICMD) & MICMD_MIISCAN)) {
-        sfr16_set(s, MIRD, enc_phy_read(s, sfr16(s, MIREGADR) & 0x1f));
+        sfr16_set(s, MIRD, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) <
+                           s->phy_ready_at ? 0 :
+                           enc_phy_read(s, sfr16(s, MIREGADR) & 0x1f));
+    }
+    if ((a & ~1) == ESTAT) {
+        /* ESTAT.PHYRDY comes with the time */
+        sfr16_set(s, ESTAT, enc_estat(s));
     }
     if (a == MISTAT) {
         return s->sfr[a] | (enc_mii_busy(s) ? MISTAT_BUSY : 0);
@@ -2049,6 +2091,10 @@ static uint32_t enc_transfer(SSIPeripheral *ss, uint32_t tx)
                               (s->opcode & 2) ? val : ret);
         sfr16_set(s, ptr_reg, enc_next_ptr(s, ptr_reg, p));
         break;
+    case SPI_RESETTING:
+        /* MISO is not driven: the bus's pull-up reads all ones */
+        ret = 0xff;
+        break;
     case SPI_IGNORE:
     default:
         break;
@@ -2081,6 +2127,16 @@ static int enc_set_cs(SSIPeripheral *ss, bool level)
         s->first_op = true;
     }
     /* } test machinery */
+    if (!level && qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < s->spi_ready_at) {
+        if (s->reset_by_guest) {
+            qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: SPI cycle %" PRId64
+                          " ns before the chip answers again after a reset:"
+                          " ignored\n", s->spi_ready_at -
+                          qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+        }
+        s->spi_state = SPI_RESETTING;
+        s->cls = ENCX24J600_CLASS_UNKNOWN;
+    }
     return 0;
 }
 
@@ -2349,16 +2405,13 @@ static void enc_reset_enter(Object *obj, ResetType type)
 
     memset(s->sram, 0, sizeof(s->sram));
     s->spi_state = SPI_OPCODE;
-    /* At power-on the link is there at once, in the reset mode */
-    timer_del(s->autoneg_timer);
     /* test machinery { */
     timer_del(s->rx_timer);
     s->rx_wire_free = 0;
     enc_wire_buf_drop(s, false);
     /* } test machinery */
-    s->link_up = enc_partner_present(s);
-    enc_phy_reset(s);
-    enc_phy_mode(s, &s->link_full, &s->link_fast);
+    /* Powered up, the link is down until the PHY has negotiated it */
+    s->link_up = false;
     enc_soft_reset(s, true);
 }
 
@@ -2517,8 +2570,8 @@ static int enc_post_load(void *opaque, int version_id)
 {
     ENCX24J600State *s = opaque;
 
-    if (s->spi_state > SPI_IGNORE || s->cls >= ENCX24J600_CLASS__MAX ||
-        s->mii_op > MII_OP_WRITE) {
+    if (s->spi_state > SPI_RESETTING || s->cls >= ENCX24J600_CLASS__MAX ||
+        s->mii_op > MII_OP_READ_UNANSWERED) {
         return -EINVAL;
     }
     s->mii_reg &= 0x1f;
@@ -2575,6 +2628,8 @@ static const VMStateDescription vmstate_encx24j600 = {
         VMSTATE_BOOL(tx_waiting, ENCX24J600State),
         VMSTATE_BOOL(llstat_low, ENCX24J600State),
         VMSTATE_BOOL(int_level, ENCX24J600State),
+        VMSTATE_INT64(spi_ready_at, ENCX24J600State),
+        VMSTATE_INT64(phy_ready_at, ENCX24J600State),
         VMSTATE_UINT8(spi_state, ENCX24J600State),
         VMSTATE_UINT8(opcode, ENCX24J600State),
         VMSTATE_UINT8(addr, ENCX24J600State),

@@ -146,8 +146,11 @@
 #define RX_START        0x5340
 #define SRAM_END        0x5fff
 
-/* The model's default autoneg-delay-ms, in ns */
-#define AUTONEG_NS      (20 * 1000 * 1000)
+/* The model's default autoneg-delay-ms (as on silicon), in ns */
+#define AUTONEG_NS      (INT64_C(2000) * 1000 * 1000)
+/* After a reset: the chip answers on SPI after 25 us, the PHY after 256 us */
+#define RESET_SPI_NS    25000
+#define RESET_PHY_NS    256000
 /* Wire time of a frame: preamble, frame, FCS and gap at 80 ns a byte */
 #define WIRE_NS(len)    ((8 + MAX(len, 60) + 4 + 12) * 80)
 
@@ -295,13 +298,46 @@ static void sram_stream(QTestState *qts, uint8_t op, const uint8_t *data,
     }
 }
 
+/* SETETHRST, and the wait until the chip answers again */
+static void reset_cmd(QTestState *qts)
+{
+    cmd(qts, OP_SETETHRST);
+    qtest_clock_step(qts, RESET_SPI_NS);
+}
+
+/*
+ * Reset as a driver does (chip-facts 7.1): make sure the chip answers
+ * (it does not for RESET_SPI_NS after power-on), SETETHRST, wait for the
+ * chip to answer again and check that the reset happened.
+ */
+static void chip_reset_only(QTestState *qts)
+{
+    int tries = 0;
+
+    for (;;) {
+        wcru(qts, EUDAST, 0x1234);
+        if (rcru(qts, EUDAST) == 0x1234) {
+            break;
+        }
+        g_assert_cmpint(++tries, <, 100);
+        qtest_clock_step(qts, 1000);
+    }
+    g_assert_true(rcru(qts, ESTAT) & ESTAT_CLKRDY);
+    reset_cmd(qts);
+    g_assert_cmphex(rcru(qts, EUDAST), ==, 0x0000);
+}
+
+/*
+ * The reset, then the wait for the PHY and the link (if the partner is
+ * there), as a driver does before it uses them.  The link comes up with
+ * LINKIF, which is cleared: tests start from a quiet EIR.
+ */
 static void chip_reset(QTestState *qts)
 {
-    wcru(qts, EUDAST, 0x1234);
-    g_assert_cmphex(rcru(qts, EUDAST), ==, 0x1234);
-    g_assert_true(rcru(qts, ESTAT) & ESTAT_CLKRDY);
-    cmd(qts, OP_SETETHRST);
-    g_assert_cmphex(rcru(qts, EUDAST), ==, 0x0000);
+    chip_reset_only(qts);
+    qtest_clock_step(qts, RESET_PHY_NS - RESET_SPI_NS + AUTONEG_NS);
+    rcru(qts, EIR);
+    u16op(qts, OP_BFCU, EIR, EIR_LINKIF);
 }
 
 static uint16_t phy_read(QTestState *qts, uint8_t reg)
@@ -644,7 +680,7 @@ static void test_sram_windows(void)
     g_assert_cmphex(back[4], ==, data[2]);
 
     /* SRAM survives a reset */
-    cmd(qts, OP_SETETHRST);
+    reset_cmd(qts);
     wptr(qts, OP_WGPRDPT, RX_START - 8);
     sram_stream(qts, OP_RGPDATA, NULL, back, 8);
     g_assert_cmpmem(back, 8, data, 8);
@@ -1066,6 +1102,7 @@ static void test_reset_keeps_cocon(void)
     wcru(qts, ERXFCON, 0x0000);
     cmd(qts, OP_BSEL(1));
     u16op(qts, OP_BFSU, ECON2, 0x0010);         /* ETHRST */
+    qtest_clock_step(qts, RESET_SPI_NS);
     g_assert_cmphex(rcru(qts, ECON2), ==, 0xc200);
     g_assert_cmphex(rcru(qts, EUDAST), ==, 0);
     g_assert_cmphex(rcru(qts, ERXFCON), ==, 0x0059);
@@ -1531,6 +1568,7 @@ static void test_self_clearing(void)
     g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0);
     /* ECON2.ETHRST reads back 0 after the reset */
     u16op(qts, OP_BFSU, ECON2, 0x0010);
+    qtest_clock_step(qts, RESET_SPI_NS);
     g_assert_cmphex(rcru(qts, ECON2) & 0x0010, ==, 0);
     g_assert_cmphex(rcru(qts, ECON1), ==, 0);
 }
@@ -2065,7 +2103,7 @@ static void test_rx_erxhead_shadow(void)
     g_assert_cmphex(rcru8(qts, ERXHEAD + 1), ==, start >> 8);
     u16op(qts, OP_BFCU, ECON2, 0x0020);
     /* ... and so does a reset */
-    cmd(qts, OP_SETETHRST);
+    reset_cmd(qts);
     g_assert_cmphex(rcru8(qts, ERXHEAD + 1), ==, RX_START >> 8);
 }
 
@@ -2404,7 +2442,7 @@ static void test_tx_cut_off(void)
             set_link(qts, false);
             break;
         default:
-            cmd(qts, OP_SETETHRST);
+            reset_cmd(qts);
             break;
         }
         qtest_clock_step(qts, WIRE_NS(sizeof(f)));
@@ -2711,7 +2749,8 @@ static void test_phy_reset(void)
     g_assert_cmphex(phy_read(qts, 0x02), ==, 0);
     /* SETETHRST resets the PHY too */
     phy_write(qts, 0x04, 0x0021);
-    cmd(qts, OP_SETETHRST);
+    reset_cmd(qts);
+    qtest_clock_step(qts, RESET_PHY_NS);
     g_assert_cmphex(phy_read(qts, 0x04), ==, 0x01e1);
 }
 
@@ -2811,15 +2850,20 @@ static void test_phy_mode_change(void)
     g_assert_cmphex(phy_read(qts, 0x1f) & 0x1c, ==, 0x18);
     g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
 
-    /* A reset that changes the mode renegotiates, as PRST does */
+    /*
+     * A reset brings back autonegotiation: the link drops (EIR reset, no
+     * LINKIF) and comes up in the negotiated mode once the PHY is ready
+     * and has negotiated, with LINKIF
+     */
     phy_write(qts, 0x00, 0x2000);
     qtest_clock_step(qts, AUTONEG_NS);
     g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK);
-    cmd(qts, OP_SETETHRST);
+    reset_cmd(qts);
     g_assert_cmphex(estat_link(qts), ==, 0);
-    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
-    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
+    qtest_clock_step(qts, RESET_PHY_NS - RESET_SPI_NS + AUTONEG_NS);
     g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
 }
 
 static void test_phy_same_mode(void)
@@ -2846,15 +2890,17 @@ static void test_phy_same_mode(void)
     phy_write(qts, 0x04, 0x0021);
     g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
     g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
-    /* Neither does a reset that leaves the mode alone */
+    /*
+     * A reset drops the link even if it leaves the mode alone: the PHY
+     * resets and negotiates again (see reset-timing)
+     */
     phy_write(qts, 0x00, 0x1000);
     qtest_clock_step(qts, AUTONEG_NS);
     phy_write(qts, 0x04, 0x01e1);
     phy_write(qts, 0x00, 0x1200);
     qtest_clock_step(qts, AUTONEG_NS);
-    cmd(qts, OP_SETETHRST);
-    g_assert_cmphex(estat_link(qts), ==, ESTAT_PHYLNK | ESTAT_PHYDPX);
-    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
+    reset_cmd(qts);
+    g_assert_cmphex(estat_link(qts), ==, 0);
 }
 
 static void test_phy_link_delay(void)
@@ -2921,6 +2967,8 @@ static void test_guest_errors(void)
         "MII write of PHY register 0x04 while MISTAT.BUSY",
         "transmission of 0 bytes",
         "transmission with MACON2.FULDPX 0 on a full-duplex link",
+        "SPI cycle 25000 ns before the chip answers again after a reset",
+        "MII read of PHY register 0x04 before the PHY is ready",
     };
     g_autofree char *path = NULL;
     g_autofree char *args = NULL;
@@ -2968,6 +3016,11 @@ static void test_guest_errors(void)
         u16op(qts, OP_BFSU, MACON2, 0x0001);   /* FULDPX */
         tx_go(qts);
     }
+    /* Too early after a reset: for the chip, then for the PHY */
+    cmd(qts, OP_SETETHRST);
+    rcru(qts, EUDAST);
+    qtest_clock_step(qts, RESET_SPI_NS);
+    phy_read(qts, 0x04);
 
     /* qemu_log() flushes every message */
     g_assert_true(g_file_get_contents(path, &log, NULL, &err));
@@ -2987,6 +3040,85 @@ static void test_guest_errors(void)
 
 /* Reset */
 
+static int64_t clock_now(QTestState *qts)
+{
+    return qtest_clock_step(qts, 0);
+}
+
+/* Step virtual time to t (ns since t0) */
+static void step_to(QTestState *qts, int64_t t0, int64_t t)
+{
+    qtest_clock_step(qts, t0 + t - clock_now(qts));
+}
+
+/*
+ * Reset timing (DS 8.1, chip-facts 7.1): after power-on and after each
+ * reset the chip answers on SPI only after 25 us, the PHY is ready after
+ * 256 us, and the link, down from the reset, comes up with LINKIF when
+ * the PHY has negotiated (2 s by default, as on silicon).
+ */
+static void test_reset_timing(void)
+{
+    TestData *td = test_start_args("");
+    QTestState *qts = td->qts;
+    int64_t t0 = 0;     /* power-on: the machine starts at time 0 */
+    uint16_t phana;
+    int i;
+
+    g_assert_cmpint(clock_now(qts), <, RESET_SPI_NS);
+    for (i = 0; i < 2; i++) {
+        /* MISO is not driven, and what is written is lost */
+        wcru(qts, EUDAST, 0x1234);
+        g_assert_cmphex(rcru(qts, EUDAST), ==, 0xffff);
+        g_assert_cmphex(rcru(qts, ESTAT), ==, 0xffff);
+        step_to(qts, t0, RESET_SPI_NS - 1);
+        g_assert_cmphex(rcru(qts, EUDAST), ==, 0xffff);
+        step_to(qts, t0, RESET_SPI_NS);
+        g_assert_cmphex(rcru(qts, EUDAST), ==, 0);
+        g_assert_cmphex(rcru(qts, ESTAT) &
+                        (ESTAT_CLKRDY | ESTAT_RSTDONE | ESTAT_PHYRDY |
+                         ESTAT_PHYLNK), ==, ESTAT_CLKRDY | ESTAT_RSTDONE);
+        /* The PHY does not answer yet: its registers read 0 */
+        wcru(qts, MIREGADR, 0x0100 | 0x04);
+        wcru(qts, MICMD, 1);
+        g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, MISTAT_BUSY);
+        qtest_clock_step(qts, 25600);
+        wcru(qts, MICMD, 0);
+        g_assert_cmphex(rcru(qts, MIRD), ==, 0);
+        step_to(qts, t0, RESET_PHY_NS - 1);
+        g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYRDY, ==, 0);
+        step_to(qts, t0, RESET_PHY_NS);
+        g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYRDY, ==, ESTAT_PHYRDY);
+        phana = phy_read(qts, 0x04);
+        g_assert_cmphex(phana, ==, 0x01e1);
+        /* The link comes up after the negotiation, with LINKIF */
+        wcru(qts, EIE, EIE_INTIE | EIE_LINKIE);
+        step_to(qts, t0, RESET_PHY_NS + AUTONEG_NS - 1);
+        g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, 0);
+        g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
+        g_assert_false(int_asserted(qts));
+        step_to(qts, t0, RESET_PHY_NS + AUTONEG_NS);
+        g_assert_cmphex(rcru(qts, ESTAT) & (ESTAT_PHYLNK | ESTAT_PHYDPX), ==,
+                        ESTAT_PHYLNK | ESTAT_PHYDPX);
+        g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
+        g_assert_true(int_asserted(qts));
+
+        /* Then the same after SETETHRST, with the link up */
+        t0 = clock_now(qts);
+        cmd(qts, OP_SETETHRST);
+        g_assert_false(int_asserted(qts));
+    }
+    /* ECON2.ETHRST too: the link is down at once, without LINKIF */
+    t0 = clock_now(qts);
+    u16op(qts, OP_BFSU, ECON2, 0x0010);
+    g_assert_cmphex(rcru(qts, ESTAT), ==, 0xffff);
+    step_to(qts, t0, RESET_SPI_NS);
+    g_assert_cmphex(rcru(qts, ESTAT) & (ESTAT_PHYRDY | ESTAT_PHYLNK), ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
+    step_to(qts, t0, RESET_PHY_NS + AUTONEG_NS);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, ESTAT_PHYLNK);
+}
+
 static void test_reset_wcr_ethrst(void)
 {
     TestData *td = test_start();
@@ -2998,15 +3130,17 @@ static void test_reset_wcr_ethrst(void)
     cmd(qts, OP_BSEL(3));
     /* WCR ECON2 (bank 3, offset 0x0e) with ETHRST */
     wcr_banked(qts, ECON2, 0xc210);
+    qtest_clock_step(qts, RESET_SPI_NS);
     /* The reset ends the cycle: the high byte goes nowhere */
     g_assert_cmphex(rcru(qts, ECON2), ==, 0xcb00);
     g_assert_cmphex(rcru(qts, EDMADST), ==, 0);
     g_assert_cmphex(rcru(qts, MAADR1), ==, test_mac[0] | (test_mac[1] << 8));
     g_assert_cmphex(rcru(qts, ERXFCON), ==, 0x0059);
     g_assert_cmphex(rcru(qts, EIE), ==, 0x8010);
+    /* The PHY is ready later (see reset-timing) */
     g_assert_cmphex(rcru(qts, ESTAT) & (ESTAT_CLKRDY | ESTAT_RSTDONE |
                                         ESTAT_PHYRDY), ==,
-                    ESTAT_CLKRDY | ESTAT_RSTDONE | ESTAT_PHYRDY);
+                    ESTAT_CLKRDY | ESTAT_RSTDONE);
     {
         uint8_t tx[2] = { OP_RBSEL, 0 }, rx[2];
 
@@ -3034,6 +3168,7 @@ static void test_reset_system(void)
     qobject_unref(rsp);
     qtest_qmp_eventwait(qts, "RESET");
     board_init(qts);
+    qtest_clock_step(qts, RESET_SPI_NS);
     g_assert_cmphex(rcru(qts, ECON2), ==, 0xcb00);
     wptr(qts, OP_WGPRDPT, 0x10);
     sram_stream(qts, OP_RGPDATA, NULL, back, 4);
@@ -3386,6 +3521,7 @@ static void test_fault_chip_reset(void)
 
     inject(qts, "chip-reset");
     g_assert_false(int_asserted(qts));
+    qtest_clock_step(qts, RESET_SPI_NS);
     g_assert_cmphex(rcru(qts, EUDAST), ==, 0);
     g_assert_cmphex(rcru(qts, ERXST), ==, RX_START);
     g_assert_cmphex(rcru(qts, ERXHEAD), ==, RX_START);
@@ -3402,6 +3538,7 @@ static void test_fault_chip_reset(void)
         spi(qts, tx, rx, 2);
         g_assert_cmphex(rx[1], ==, 0);
     }
+    qtest_clock_step(qts, RESET_PHY_NS);
     g_assert_cmphex(phy_read(qts, 0x04), ==, 0x01e1);
     /* SRAM kept */
     wptr(qts, OP_WGPRDPT, 0x10);
@@ -3426,7 +3563,7 @@ static void test_fault_int_stuck(void)
     /* Nothing the guest does releases it */
     cmd(qts, OP_CLREIE);
     u16op(qts, OP_BFCU, EIR, 0xffff);
-    cmd(qts, OP_SETETHRST);
+    reset_cmd(qts);
     wcru(qts, EIE, 0);
     g_assert_true(int_asserted(qts));
     /* Released at once, back to the usual rule */
@@ -3483,6 +3620,8 @@ static void test_fault_spi_absent_boot(void)
     g_assert_cmphex(rcru(qts, ESTAT), ==, 0xffff);
     g_assert_cmphex(rcru(qts, EIDLED), ==, 0xffff);
     qom_set_bool(qts, "x-spi-absent", false);
+    /* (the chip answers RESET_SPI_NS after power-on) */
+    qtest_clock_step(qts, RESET_SPI_NS);
     g_assert_cmphex(rcru(qts, EIDLED), ==, 0x0022);
 }
 /* } test machinery */
@@ -3745,6 +3884,7 @@ int main(int argc, char **argv)
     qtest_add_func("encx24j600/phy-same-mode", test_phy_same_mode);
     qtest_add_func("encx24j600/phy-link-delay", test_phy_link_delay);
     qtest_add_func("encx24j600/guest-errors", test_guest_errors);
+    qtest_add_func("encx24j600/reset-timing", test_reset_timing);
     qtest_add_func("encx24j600/reset-wcr-ethrst", test_reset_wcr_ethrst);
     qtest_add_func("encx24j600/reset-system", test_reset_system);
     qtest_add_func("encx24j600/int-gating", test_int_gating);

@@ -110,9 +110,14 @@ struct ENCX24J600State {
     bool link_fast;
     bool llstat_low;        /* PHSTAT1.LLSTAT latched low since last read */
     bool int_level;         /* current level of the INT pin */
+    int64_t spi_ready_at;   /* QEMU_CLOCK_VIRTUAL: the SPI answers from then */
+    int64_t phy_ready_at;   /* and the PHY (ESTAT.PHYRDY) from then */
+    bool reset_by_guest;    /* SPI before spi_ready_at is logged: not at
+                             * power-on (not migrated: logging only) */
     int64_t mii_busy_until; /* MISTAT.BUSY until this QEMU_CLOCK_VIRTUAL */
     QEMUTimer *mii_timer;   /* ends the MII operation under way */
-    uint8_t mii_op;         /* that operation: none, read or write */
+    uint8_t mii_op;         /* that operation: none, read or write, or a
+                             * read the PHY did not answer (not ready) */
     uint8_t mii_reg;        /* its PHY register */
     uint16_t mii_val;       /* the value a write writes */
     QEMUTimer *autoneg_timer;   /* pending while the PHY negotiates */
