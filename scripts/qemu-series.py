@@ -136,6 +136,8 @@ def main():
         git(tree, "add", "-A")
         git(tree, "commit", "-q", "-m", "Debian QEMU source")
         for patch, (msg, files, diff) in zip(patches, commits):
+            # the series' own MAINTAINERS entry names its author
+            diff = diff.replace("@MAINTAINER@", f"{name} <{email}>")
             if diff:
                 p = subprocess.run(["git", "-C", tree, "apply", "-"], input=diff,
                                    capture_output=True, text=True)

@@ -183,15 +183,19 @@ enum { MII_OP_NONE, MII_OP_READ, MII_OP_WRITE, MII_OP_READ_UNANSWERED };
 
 /*
  * After a system reset (power-on, SETETHRST, ECON2.ETHRST) the chip does
- * not answer on SPI for 25 us, and the PHY is not ready for 256 us (DS
- * section 8.1; chip-facts 7.1 steps 4 and 6).
+ * not answer on SPI for 25 us, and the PHY is not ready for 256 us: the
+ * waits of the datasheet's reset procedure, as the Linux, Harmony and MLA
+ * drivers implement it (chip-facts 7.1 steps 4 and 6).  What the bus and
+ * the PHY do meanwhile is not documented: the model's choices are in
+ * docs/qemu-model.md.
  */
 #define RESET_SPI_NS    25000
 #define RESET_PHY_NS    256000
 
 /*
- * Autonegotiation, from the PHY's start to the link up: silicon takes
- * 1-3 s; the property shortens it for tests.
+ * Autonegotiation, from the PHY's start to the link up: not documented
+ * for this chip; 10/100 PHYs take 1-3 s.  The property shortens it for
+ * tests.
  */
 #define AUTONEG_DELAY_MS_DEFAULT 2000
 
@@ -1419,6 +1423,20 @@ static void enc_dma(ENCX24J600State *s)
 
 /* Reset */
 
+/*
+ * The reset is over: from now the chip does not answer for RESET_SPI_NS,
+ * the PHY is not ready for RESET_PHY_NS, then negotiates the link, which
+ * comes up with LINKIF.
+ */
+static void enc_reset_release(ENCX24J600State *s)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    s->spi_ready_at = now + RESET_SPI_NS;
+    s->phy_ready_at = now + RESET_PHY_NS;
+    enc_autoneg_start(s);
+}
+
 static void enc_soft_reset(ENCX24J600State *s, bool power_on)
 {
     uint16_t cocon = power_on ? (0xb << 8) : (sfr16(s, ECON2) & ECON2_COCON);
@@ -1462,14 +1480,10 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
     timer_del(s->mii_timer);
     enc_phy_reset(s);
     /*
-     * The chip does not answer for RESET_SPI_NS.  The PHY resets with it:
-     * the link is down (the reset state: no LINKIF), and it negotiates
-     * once ready, RESET_PHY_NS from now; LINKIF comes with the link.
+     * The PHY resets with the chip: the link is down (the reset state: no
+     * LINKIF).  (A model choice: silicon may keep a link whose mode the
+     * reset leaves alone; this is the harder reading.)
      */
-    s->spi_ready_at = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + RESET_SPI_NS;
-    s->phy_ready_at = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + RESET_PHY_NS;
-    /* polling for the chip after power-on is the datasheet's procedure */
-    s->reset_by_guest = !power_on;
     if (s->link_up) {
         trace_encx24j600_link(false);
         s->link_up = false;
@@ -1477,15 +1491,25 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
         enc_wire_buf_drop(s, true);
         /* } test machinery */
     }
-    enc_autoneg_start(s);
+    /* polling for the chip after power-on is the datasheet's procedure */
+    s->reset_by_guest = !power_on;
+    if (power_on) {
+        /* Silent until released (enc_reset_exit) */
+        s->spi_ready_at = INT64_MAX;
+        s->phy_ready_at = INT64_MAX;
+        timer_del(s->autoneg_timer);
+    } else {
+        enc_reset_release(s);
+    }
     enc_update(s);
     /*
      * The chip is not accessible during a reset: a CS cycle that SETETHRST
-     * or ETHRST is part of ends here.  (At power-on the SSI core's level
-     * is not a cycle under way.)
+     * or ETHRST is part of ends here, and what follows in it reads as the
+     * undriven bus.  (At power-on the SSI core's level is not a cycle
+     * under way.)
      */
     if (!power_on && !SSI_PERIPHERAL(s)->cs) {
-        s->spi_state = SPI_IGNORE;
+        s->spi_state = SPI_RESETTING;
     }
 }
 
@@ -1560,8 +1584,6 @@ static uint8_t enc_sfr_read(ENCX24J600State *s, unsigned a)
     if (enc_is_unimplemented(a)) {
         return 0;
     }
-    enc_mii_settle(s);
-    enc_tx_settle(s);
     if ((a & ~1) == MIRD && (sfr16(s, MICMD) & MICMD_MIISCAN)) {
         sfr16_set(s, MIRD, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) <
                            s->phy_ready_at ? 0 :
@@ -2018,6 +2040,12 @@ static uint32_t enc_transfer(SSIPeripheral *ss, uint32_t tx)
         return 0xff;
     }
     /* } test machinery */
+    /*
+     * Whatever the byte does, it comes after a TX frame or an MII
+     * operation whose time is over, even if its timer has not run yet
+     */
+    enc_mii_settle(s);
+    enc_tx_settle(s);
     /* (the SSI core calls this only while CS is asserted) */
     /* test machinery { */
     s->stats.bytes++;
@@ -2129,6 +2157,8 @@ static int enc_set_cs(SSIPeripheral *ss, bool level)
     /* } test machinery */
     if (!level && qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < s->spi_ready_at) {
         if (s->reset_by_guest) {
+            /* once per reset: a driver may poll */
+            s->reset_by_guest = false;
             qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: SPI cycle %" PRId64
                           " ns before the chip answers again after a reset:"
                           " ignored\n", s->spi_ready_at -
@@ -2376,7 +2406,6 @@ static void enc_realize(SSIPeripheral *ss, Error **errp)
     s->rx_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_rx_wire_free, s);
     QSIMPLEQ_INIT(&s->wire_buf);
     /* } test machinery */
-    s->link_up = enc_partner_present(s);
 }
 
 static void enc_unrealize(DeviceState *dev)
@@ -2422,6 +2451,12 @@ static void enc_reset_hold(Object *obj)
     /* Drive the pin whatever its previous level */
     trace_encx24j600_int(!s->int_level);
     qemu_set_irq(s->int_out, s->int_level);
+}
+
+/* The reset's times count from its release */
+static void enc_reset_exit(Object *obj)
+{
+    enc_reset_release(ENCX24J600(obj));
 }
 
 /* test machinery { */
@@ -2533,7 +2568,12 @@ static bool enc_wire_needed(void *opaque)
 
 static int enc_wire_post_load(void *opaque, int version_id)
 {
-    enc_wire_buf_load(opaque);
+    ENCX24J600State *s = opaque;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    /* No frame is on the wire for longer than 64 KiB at 10 Mbit/s */
+    s->rx_wire_free = MAX(MIN(s->rx_wire_free, now + 64 * KiB * 800), 0);
+    enc_wire_buf_load(s);
     return 0;
 }
 
@@ -2569,11 +2609,20 @@ static int enc_pre_load(void *opaque)
 static int enc_post_load(void *opaque, int version_id)
 {
     ENCX24J600State *s = opaque;
+    int64_t now;
 
     if (s->spi_state > SPI_RESETTING || s->cls >= ENCX24J600_CLASS__MAX ||
         s->mii_op > MII_OP_READ_UNANSWERED) {
         return -EINVAL;
     }
+    /*
+     * Times to come are at most their length from now (a stream cannot
+     * make the chip or the PHY silent for ever, nor overflow a sum)
+     */
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    s->spi_ready_at = MIN(s->spi_ready_at, now + RESET_SPI_NS);
+    s->phy_ready_at = MIN(s->phy_ready_at, now + RESET_PHY_NS);
+    s->mii_busy_until = MIN(s->mii_busy_until, now + MII_BUSY_NS);
     s->mii_reg &= 0x1f;
     s->tx_st &= PTR_MASK;
     s->tx_len &= PTR_MASK;
@@ -2679,6 +2728,7 @@ static void enc_class_init(ObjectClass *klass, void *data)
     dc->unrealize = enc_unrealize;
     rc->phases.enter = enc_reset_enter;
     rc->phases.hold = enc_reset_hold;
+    rc->phases.exit = enc_reset_exit;
     dc->vmsd = &vmstate_encx24j600;
     dc->desc = "Microchip ENCX24J600 SPI Ethernet controller";
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);

@@ -340,13 +340,22 @@ static void chip_reset(QTestState *qts)
     u16op(qts, OP_BFCU, EIR, EIR_LINKIF);
 }
 
+/* MISTAT.BUSY clears after 25.6 us: a BUSY that stays fails the test */
+static void phy_wait(QTestState *qts)
+{
+    int i;
+
+    for (i = 0; rcru(qts, MISTAT) & MISTAT_BUSY; i++) {
+        g_assert_cmpint(i, <, 100);
+        qtest_clock_step(qts, 1000);
+    }
+}
+
 static uint16_t phy_read(QTestState *qts, uint8_t reg)
 {
     wcru(qts, MIREGADR, 0x0100 | reg);
     wcru(qts, MICMD, 1);
-    while (rcru(qts, MISTAT) & MISTAT_BUSY) {
-        qtest_clock_step(qts, 1000);
-    }
+    phy_wait(qts);
     wcru(qts, MICMD, 0);
     return rcru(qts, MIRD);
 }
@@ -355,9 +364,7 @@ static void phy_write(QTestState *qts, uint8_t reg, uint16_t val)
 {
     wcru(qts, MIREGADR, 0x0100 | reg);
     wcru(qts, MIWR, val);
-    while (rcru(qts, MISTAT) & MISTAT_BUSY) {
-        qtest_clock_step(qts, 1000);
-    }
+    phy_wait(qts);
 }
 
 /*
@@ -3052,7 +3059,7 @@ static void step_to(QTestState *qts, int64_t t0, int64_t t)
 }
 
 /*
- * Reset timing (DS 8.1, chip-facts 7.1): after power-on and after each
+ * Reset timing (chip-facts 7.1): after power-on and after each
  * reset the chip answers on SPI only after 25 us, the PHY is ready after
  * 256 us, and the link, down from the reset, comes up with LINKIF when
  * the PHY has negotiated (2 s by default, as on silicon).
@@ -3078,13 +3085,16 @@ static void test_reset_timing(void)
         g_assert_cmphex(rcru(qts, ESTAT) &
                         (ESTAT_CLKRDY | ESTAT_RSTDONE | ESTAT_PHYRDY |
                          ESTAT_PHYLNK), ==, ESTAT_CLKRDY | ESTAT_RSTDONE);
-        /* The PHY does not answer yet: its registers read 0 */
+        /* The PHY does not answer yet: reads give 0, writes are lost */
         wcru(qts, MIREGADR, 0x0100 | 0x04);
         wcru(qts, MICMD, 1);
         g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, MISTAT_BUSY);
         qtest_clock_step(qts, 25600);
         wcru(qts, MICMD, 0);
         g_assert_cmphex(rcru(qts, MIRD), ==, 0);
+        wcru(qts, MIWR, 0x0021);
+        g_assert_cmphex(rcru(qts, MISTAT) & MISTAT_BUSY, ==, MISTAT_BUSY);
+        qtest_clock_step(qts, 25600);
         step_to(qts, t0, RESET_PHY_NS - 1);
         g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYRDY, ==, 0);
         step_to(qts, t0, RESET_PHY_NS);
@@ -3103,9 +3113,20 @@ static void test_reset_timing(void)
         g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
         g_assert_true(int_asserted(qts));
 
-        /* Then the same after SETETHRST, with the link up */
+        if (i == 1) {
+            break;
+        }
+        /*
+         * Then the same after SETETHRST, with the link up; the bytes
+         * that follow it in its cycle read as the undriven bus
+         */
         t0 = clock_now(qts);
-        cmd(qts, OP_SETETHRST);
+        {
+            uint8_t tx[4] = { OP_SETETHRST, OP_RCRU, EUDAST, 0 }, rx[4];
+
+            spi(qts, tx, rx, 4);
+            g_assert_cmphex(rx[1] & rx[2] & rx[3], ==, 0xff);
+        }
         g_assert_false(int_asserted(qts));
     }
     /* ECON2.ETHRST too: the link is down at once, without LINKIF */
@@ -3115,6 +3136,21 @@ static void test_reset_timing(void)
     step_to(qts, t0, RESET_SPI_NS);
     g_assert_cmphex(rcru(qts, ESTAT) & (ESTAT_PHYRDY | ESTAT_PHYLNK), ==, 0);
     g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
+    step_to(qts, t0, RESET_PHY_NS + AUTONEG_NS);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, ESTAT_PHYLNK);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
+
+    /* A system reset in mid-run: its times count from then */
+    qobject_unref(qtest_qmp(qts, "{ 'execute': 'system_reset' }"));
+    qtest_qmp_eventwait(qts, "RESET");
+    board_init(qts);
+    t0 = clock_now(qts);
+    g_assert_cmphex(rcru(qts, EUDAST), ==, 0xffff);
+    step_to(qts, t0, RESET_SPI_NS);
+    g_assert_cmphex(rcru(qts, ESTAT) & (ESTAT_CLKRDY | ESTAT_PHYRDY |
+                                        ESTAT_PHYLNK), ==, ESTAT_CLKRDY);
+    step_to(qts, t0, RESET_PHY_NS + AUTONEG_NS - 1);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, 0);
     step_to(qts, t0, RESET_PHY_NS + AUTONEG_NS);
     g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, ESTAT_PHYLNK);
 }

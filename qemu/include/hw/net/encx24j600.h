@@ -112,12 +112,12 @@ struct ENCX24J600State {
     bool int_level;         /* current level of the INT pin */
     int64_t spi_ready_at;   /* QEMU_CLOCK_VIRTUAL: the SPI answers from then */
     int64_t phy_ready_at;   /* and the PHY (ESTAT.PHYRDY) from then */
-    bool reset_by_guest;    /* SPI before spi_ready_at is logged: not at
-                             * power-on (not migrated: logging only) */
+    /* log SPI before spi_ready_at: not after power-on; not migrated */
+    bool reset_by_guest;
     int64_t mii_busy_until; /* MISTAT.BUSY until this QEMU_CLOCK_VIRTUAL */
     QEMUTimer *mii_timer;   /* ends the MII operation under way */
-    uint8_t mii_op;         /* that operation: none, read or write, or a
-                             * read the PHY did not answer (not ready) */
+    /* that operation: none, read, write, or a read the PHY cannot answer */
+    uint8_t mii_op;
     uint8_t mii_reg;        /* its PHY register */
     uint16_t mii_val;       /* the value a write writes */
     QEMUTimer *autoneg_timer;   /* pending while the PHY negotiates */
