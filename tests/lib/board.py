@@ -159,7 +159,7 @@ class Board:
         # phylib in interrupt mode reads BMSR twice (the second read past
         # the latched-low link bit) and skips re-reading the mode while an
         # autoneg link looks up: on the slow test kernel it can read only
-        # after a 20 ms renegotiation is over and keep the old speed.
+        # after a short (20 ms) renegotiation is over and keep the old speed.
         # None keeps the model's default.
         autoneg = ([] if self.autoneg_ms is None else
                    ["-global", f"encx24j600.x-autoneg-delay-ms={self.autoneg_ms}"])

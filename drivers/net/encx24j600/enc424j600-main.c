@@ -934,7 +934,9 @@ static bool enc_tx_arm_irq(struct enc_priv *priv)
  */
 static u64 enc_wire_ns(struct enc_priv *priv, unsigned int len)
 {
-	unsigned int bytes = 8 + max_t(unsigned int, len, ETH_ZLEN) + ETH_FCS_LEN + 12;
+	unsigned int bytes;
+
+	bytes = 8 + max_t(unsigned int, len, ETH_ZLEN) + ETH_FCS_LEN + 12;
 
 	return (u64)bytes * (priv->link_10 ? 800 : 80);
 }
@@ -957,19 +959,26 @@ static void enc_tx_work(struct work_struct *work)
 	s64 wait;
 	int ret;
 
-	/* The frame in flight cannot have left the wire before tx_wire_end:
-	 * a status read before then finds TXRTS still set and costs arming
-	 * TXIF (three transactions and an interrupt).  When the bus is faster
-	 * than the wire (short frames, a 10 Mbit/s link) wait for it here,
-	 * without the lock, and with little slack: fsleep() may sleep twice
-	 * as long.  tx_work is the only writer of tx_wire_end and does not
-	 * run concurrently with itself.
+	/* A status read before the frame in flight has left the wire finds
+	 * TXRTS still set and costs arming TXIF (three transactions and an
+	 * interrupt).  When the bus is faster than the wire (short frames,
+	 * a 10 Mbit/s link) wait here, without the lock, until tx_wire_end,
+	 * when the frame is gone in the usual case (see below, where
+	 * SETTXRTS is sent), with little slack.  tx_work is the only writer of
+	 * tx_wire_end and does not run concurrently with itself.
 	 */
 	wait = (s64)(priv->tx_wire_end - ktime_get_ns());
 	/* tx_inflight without the lock: a hint, rechecked under it below */
-	if (wait > 0 && data_race(priv->tx_inflight) && READ_ONCE(priv->tx_skb)) {
-		us = DIV_ROUND_UP((u32)min_t(s64, wait, 2 * NSEC_PER_MSEC), NSEC_PER_USEC);
-		usleep_range(us, us + min(us / 8 + 1, 50U));
+	if (wait > 0 && data_race(priv->tx_inflight) &&
+	    READ_ONCE(priv->tx_skb)) {
+		/* no valid frame takes 2 ms: the cap only bounds a bad value */
+		us = DIV_ROUND_UP((u32)min_t(s64, wait, 2 * NSEC_PER_MSEC),
+				  NSEC_PER_USEC);
+		/* below 10 us a sleep costs more than it saves */
+		if (us < 10)
+			udelay(us);
+		else
+			usleep_range(us, us + min(us / 8 + 1, 50U));
 	}
 
 	mutex_lock(&priv->lock);
@@ -1071,10 +1080,12 @@ static void enc_tx_work(struct work_struct *work)
 	if (ret)
 		goto err;
 
-	/* The chip starts the frame as CS rises at the end of SETTXRTS,
-	 * before this time is taken: the wait above can then only end
-	 * after the frame has left, never before (which would cost arming
-	 * TXIF), at the price of the few microseconds spent returning here.
+	/* The command has taken effect when spi_sync() returns, so this
+	 * time is no earlier than the frame's start: in full duplex on an
+	 * idle medium the wait above ends after the frame, late by the
+	 * return from SETTXRTS rather than early (which costs arming TXIF).
+	 * Deferral, collisions or a PAUSE can hold the frame longer: the
+	 * completion read then finds it busy and TXIF takes over.
 	 */
 	priv->tx_len = len;
 	priv->tx_wire_end = ktime_get_ns() + enc_wire_ns(priv, len);

@@ -342,9 +342,9 @@ struct enc_priv {
 	bool tx_inflight;	/* SETTXRTS sent, completion not seen yet */
 	bool tx_irq_armed;	/* TXIE enabled: waiting for a slow TX */
 	unsigned int tx_len;
-	u64 tx_wire_end;	/* ktime_get_ns() when the frame in flight
-				 * can have left the wire, at the soonest
-				 * (tx_work only)
+	u64 tx_wire_end;	/* ktime_get_ns() by which the frame in
+				 * flight has left the wire in the usual
+				 * case (tx_work only)
 				 */
 	bool link_10;		/* the link is up at 10 Mbit/s (priv->lock) */
 	u16 tx_wrpt;		/* where EGPWRPT points, or ENC_PTR_UNKNOWN */

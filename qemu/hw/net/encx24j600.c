@@ -2245,10 +2245,18 @@ static void enc_get_stats(Object *obj, Visitor *v, const char *name,
                           void *opaque, Error **errp)
 {
     ENCX24J600State *s = ENCX24J600(obj);
-    ENCX24J600Stats st = s->stats;
+    ENCX24J600Stats st;
     uint64_t injections = 0;
     bool ok;
     int i;
+
+    /*
+     * A frame whose wire time is over is counted whether its timer has
+     * run or not: a reading between two transactions sees every frame
+     * sent up to then
+     */
+    enc_tx_settle(s);
+    st = s->stats;
 
     for (i = 0; i < ENCX24J600_FAULT__MAX; i++) {
         injections += st.injected[i];
