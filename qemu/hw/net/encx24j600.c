@@ -182,12 +182,12 @@
 enum { MII_OP_NONE, MII_OP_READ, MII_OP_WRITE, MII_OP_READ_UNANSWERED };
 
 /*
- * After a system reset (power-on, SETETHRST, ECON2.ETHRST) the chip does
- * not answer on SPI for 25 us, and the PHY is not ready for 256 us: the
- * waits of the datasheet's reset procedure, as the Linux, Harmony and MLA
- * drivers implement it (chip-facts 7.1 steps 4 and 6).  What the bus and
- * the PHY do meanwhile is not documented: the model's choices are in
- * docs/qemu-model.md.
+ * After SETETHRST or ECON2.ETHRST the chip does not answer on SPI for
+ * 25 us, and the PHY is not ready for 256 us: the least waits of the
+ * reset procedure as drivers implement it (chip-facts 7.1 steps 4 and 6;
+ * Linux and Harmony wait that long, MLA 30 us and 1 ms).  The same after
+ * power-on, and what the bus and the PHY do meanwhile, are the model's
+ * choices (docs/qemu-model.md).
  */
 #define RESET_SPI_NS    25000
 #define RESET_PHY_NS    256000
@@ -633,6 +633,11 @@ static void enc_autoneg_start(ENCX24J600State *s)
     int64_t start = MAX(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL),
                         s->phy_ready_at);
 
+    /* While a reset is held the PHY waits: the release starts it */
+    if (s->phy_ready_at == INT64_MAX) {
+        timer_del(s->autoneg_timer);
+        return;
+    }
     if (enc_partner_present(s)) {
         trace_encx24j600_autoneg_start(s->autoneg_delay_ms);
         timer_mod(s->autoneg_timer,
@@ -1510,6 +1515,7 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
      */
     if (!power_on && !SSI_PERIPHERAL(s)->cs) {
         s->spi_state = SPI_RESETTING;
+        s->cls = ENCX24J600_CLASS_UNKNOWN;
     }
 }
 
@@ -2245,18 +2251,21 @@ static void enc_get_stats(Object *obj, Visitor *v, const char *name,
                           void *opaque, Error **errp)
 {
     ENCX24J600State *s = ENCX24J600(obj);
-    ENCX24J600Stats st;
+    ENCX24J600Stats st = s->stats;
     uint64_t injections = 0;
     bool ok;
     int i;
 
     /*
      * A frame whose wire time is over is counted whether its timer has
-     * run or not: a reading between two transactions sees every frame
-     * sent up to then
+     * run or not (without sending it here: a getter changes nothing), so
+     * a reading between two transactions sees every frame sent by then
      */
-    enc_tx_settle(s);
-    st = s->stats;
+    if (timer_pending(s->tx_timer) &&
+        qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >=
+        timer_expire_time_ns(s->tx_timer)) {
+        st.tx_frames++;
+    }
 
     for (i = 0; i < ENCX24J600_FAULT__MAX; i++) {
         injections += st.injected[i];
@@ -2337,6 +2346,8 @@ static void enc_set_inject(Object *obj, const char *value, Error **errp)
     enc_fault_count(s, i);
     if (DEVICE(obj)->realized) {
         enc_soft_reset(s, false);
+        /* the host's reset, not the guest's: touching it early is no error */
+        s->reset_by_guest = false;
     }
 }
 
@@ -2625,7 +2636,8 @@ static int enc_post_load(void *opaque, int version_id)
     }
     /*
      * Times to come are at most their length from now (a stream cannot
-     * make the chip or the PHY silent for ever, nor overflow a sum)
+     * make the chip or the PHY silent for ever, nor overflow a sum; a
+     * reset held at the save loads as just released)
      */
     now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     s->spi_ready_at = MIN(s->spi_ready_at, now + RESET_SPI_NS);

@@ -5,8 +5,11 @@
  * the PL022 SSP and the PL061 chip select of versatilepb, as an untrusted
  * guest could, and injects random frames of 0 to 65535 bytes through a
  * socket netdev, with occasional link changes, system resets and injected
- * faults (the "x-inject", "x-int-stuck" and "x-spi-absent" properties).
- * The test passes when QEMU is still alive and answering at the end; run
+ * faults (the "x-inject", "x-int-stuck" and "x-spi-absent" properties),
+ * and stretches of sane operation that make the chip move frames from
+ * whatever state the noise left.  Virtual time passes as on a bus.  The
+ * test passes when QEMU is still alive and answering at the end and the
+ * chip moved frames; run
  * it on a build configured with --enable-sanitizers to catch out-of-bounds
  * accesses and undefined behaviour.
  *
@@ -47,6 +50,7 @@ typedef struct Fuzz {
     int fd;
     GByteArray *backlog;    /* bytes for the stream socket not yet sent */
     uint64_t commands, bytes, frames, frame_bytes, resets, links, faults;
+    uint64_t bursts;        /* sane stretches (sane_burst) */
 } Fuzz;
 
 static uint32_t rnd(Fuzz *f, uint32_t n)
@@ -292,6 +296,55 @@ static void inject_fault(Fuzz *f)
     }
 }
 
+/* One instruction in a CS cycle of its own */
+static void spi_cycle(QTestState *qts, const uint8_t *tx, size_t n)
+{
+    cs(qts, true);
+    spi_bytes(qts, tx, n);
+    cs(qts, false);
+}
+
+/*
+ * A stretch of sane operation amid the noise, so that the chip moves
+ * frames from whatever state the noise left it in (random commands reset
+ * it every few dozen commands, and the link needs 1.3 ms after a reset):
+ * a reset, reception on, the link up, frames both ways.
+ */
+static void sane_burst(Fuzz *f)
+{
+    static const uint8_t reset[] = { 0xca };            /* SETETHRST */
+    static const uint8_t rx_on[] = { 0xe8 };            /* ENABLERX */
+    static const uint8_t tx_go[] = { 0xd4 };            /* SETTXRTS */
+    uint16_t len = 60 + rnd(f, 1455);
+    uint8_t etxlen[] = { 0x22, 0x02, len & 0xff, len >> 8 };  /* WCRU */
+    int i;
+
+    cs(f->qts, false);
+    /* the chip present and a partner on the wire, whatever came before */
+    qmp_ok(f->qts, qtest_qmp(f->qts, "{ 'execute': 'qom-set', "
+                             "'arguments': { 'path': %s, "
+                             "'property': 'x-spi-absent', 'value': false } }",
+                             ENC_PATH));
+    qmp_ok(f->qts, qtest_qmp(f->qts, "{ 'execute': 'set_link', "
+                             "'arguments': { 'name': 'n0', 'up': true } }"));
+    spi_cycle(f->qts, reset, sizeof(reset));
+    qtest_clock_step(f->qts, 25000);
+    spi_cycle(f->qts, rx_on, sizeof(rx_on));
+    /* PHY start-up, then the 1 ms negotiation of this test's board */
+    qtest_clock_step(f->qts, 256000 + 1000000 + 10000);
+    for (i = 0; i < 4; i++) {
+        gen_frame(f);
+    }
+    net_pump(f);
+    qtest_clock_step(f->qts, 200000);
+    net_pump(f);
+    spi_cycle(f->qts, etxlen, sizeof(etxlen));
+    spi_cycle(f->qts, tx_go, sizeof(tx_go));
+    qtest_clock_step(f->qts, 200000);
+    net_pump(f);
+    f->bursts++;
+}
+
 static void rare_event(Fuzz *f)
 {
     switch (rnd(f, 4)) {
@@ -306,6 +359,8 @@ static void rare_event(Fuzz *f)
         qmp_ok(f->qts, qtest_qmp(f->qts, "{ 'execute': 'system_reset' }"));
         qtest_qmp_eventwait(f->qts, "RESET");
         board_init(f->qts);
+        /* the chip answers 25 us after a reset */
+        qtest_clock_step(f->qts, 25000);
         break;
     case 2:
         qmp_ok(f->qts, qtest_qmp(f->qts, "{ 'execute': 'qom-get', "
@@ -346,12 +401,18 @@ static void test_fuzz(void)
     f.qts = qtest_initf("-machine versatilepb "
                         "-nic socket,id=n0,fd=%d,model=encx24j600,"
                         "mac=52:54:00:12:34:56 "
-                        "-global encx24j600.x-rx-fcs=%s",
+                        "-global encx24j600.x-rx-fcs=%s "
+                        "-global encx24j600.x-autoneg-delay-ms=1",
                         sv[1], rx_fcs ? "on" : "off");
     close(sv[1]);
     board_init(f.qts);
+    /* the chip answers 25 us after power-on */
+    qtest_clock_step(f.qts, 25000);
 
     for (i = 0; i < n; i++) {
+        if (i == n / 2 || rnd(&f, 2048) == 0) {
+            sane_burst(&f);
+        }
         len = gen_command(&f, buf);
         cs(f.qts, true);
         spi_bytes(f.qts, buf, len);
@@ -366,6 +427,13 @@ static void test_fuzz(void)
         }
         if ((i & 15) == 0) {
             net_pump(&f);
+        }
+        /*
+         * Time passes as on a bus: resets end (25 us), MII operations
+         * (25.6 us), frames leave the wire, the link negotiates (1 ms)
+         */
+        if ((i & 7) == 0) {
+            qtest_clock_step(f.qts, 1000 + rnd(&f, 10000));
         }
         if (rnd(&f, 4096) == 0) {
             rare_event(&f);
@@ -387,13 +455,17 @@ static void test_fuzz(void)
     g_assert(qdict_haskey(rsp, "return"));
     ret = qdict_get_qdict(rsp, "return");
     g_assert_cmpuint(qdict_get_int(ret, "bytes"), >, 0);
+    /* The chip was exercised, not held silent: it moved frames */
+    g_assert_cmpuint(qdict_get_int(ret, "rx-frames") +
+                     qdict_get_int(ret, "tx-frames"), >, 0);
     g_test_message("%" PRIu64 " commands, %" PRIu64 " SPI bytes, %" PRIu64
                    " frames (%" PRIu64 " bytes), %" PRIu64 " resets, %"
-                   PRIu64 " link changes, %" PRIu64 " fault settings in "
-                   "%.1f s; model: %" PRId64
+                   PRIu64 " link changes, %" PRIu64 " fault settings, %"
+                   PRIu64 " sane stretches in %.1f s; model: %" PRId64
                    " rx-frames, %" PRId64 " tx-frames",
                    f.commands, f.bytes, f.frames, f.frame_bytes, f.resets,
-                   f.links, f.faults, (g_get_monotonic_time() - t0) / 1e6,
+                   f.links, f.faults, f.bursts,
+                   (g_get_monotonic_time() - t0) / 1e6,
                    qdict_get_int(ret, "rx-frames"),
                    qdict_get_int(ret, "tx-frames"));
     qobject_unref(rsp);
