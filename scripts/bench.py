@@ -471,10 +471,11 @@ def goals(d):
     for dirn, limit in (("rx", 2), ("tx", 3)):
         v = o.get(f"{dirn}_transactions_per_frame_data_phase")
         if v is not None:
-            # each edge of the window may split one frame's transactions
+            # at each edge of the window a frame's transactions may be
+            # split from its count (tests/test_driver.py argues the 3)
             n = o[f"{dirn}_data_phase_frames"]
             add(f"{dirn.upper()} transactions/frame, ours, data phase", v, f"<= {limit}",
-                v * n <= limit * n + 2)
+                v * n <= limit * n + 3)
     for k, label in (("iperf_rx_mbps", "TCP host-to-guest"), ("iperf_tx_mbps", "TCP guest-to-host")):
         r = ratio(o.get(k), t.get(k))
         if r is not None:
