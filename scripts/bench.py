@@ -1,22 +1,34 @@
 #!/usr/bin/env python3
-"""Benchmark: bus transactions and throughput of three drivers on one model.
+"""Benchmark: bus transactions and throughput of four drivers on one model.
 
-Boots the board once per driver -- ours, ours with the update_bits offload
-left out, and the in-tree encx24j600 -- runs the same workloads on each and
-reads the chip model's SPI counters (the ground truth) around every
-workload, cross-checked with our driver's own counters (ethtool -S).
+The drivers: ours, ours with the update_bits offload left out, ours with
+one-byte commands chained (chain_cmds=1), and the in-tree encx24j600.
+Two parts, each on boards of its own:
 
-  bench.py            full run (about 10 minutes)
-  bench.py --short    one short workload per driver (the test suite's)
+- one run of the fixed workloads per driver (ping, TCP, UDP at
+  saturation, a link cycle, an RX-mode change), the chip model's SPI
+  counters (the ground truth) read around each and cross-checked with our
+  driver's own counters (ethtool -S);
+- the offered-load sweep (bench_sweep.py): UDP both ways at fixed rates
+  and at saturation, MTU and small frames, with TCP both ways and ping,
+  repeated with the driver order shuffled; medians with min-max, and the
+  goals judged against the spreads.
 
-Writes build/bench/{results.json,results.md,transactions.png} (or --out
-DIR).  Exits non-zero if a board's kernel reported a problem (lockdep,
-KASAN, WARN, BUG ... anywhere in its kernel log), a guest stopped
-answering, or the chart could not be drawn.
+  bench.py            full run (about 40 minutes)
+  bench.py --short    one short repetition (the test suite's)
+
+Writes build/bench/{results.json,results.md,transactions.png,
+sweep-transactions.png,sweep-delivered.png} (or --out DIR).  Exits
+non-zero if a board's kernel reported a problem (lockdep, KASAN, WARN,
+BUG ... anywhere in its kernel log), one of our drivers stopped answering,
+or a chart could not be drawn.  The in-tree driver's wedge under load is a
+result, recorded where it happens.
 """
 import argparse
+import contextlib
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -28,6 +40,8 @@ sys.path.insert(0, os.path.join(TOP, "tests"))
 
 from lib.board import BUILD, IN_TREE, OURS, Board, GuestError  # noqa: E402
 from lib.provoke import PROVOCATIONS, provoke  # noqa: E402
+
+import bench_sweep as sw  # noqa: E402
 
 OUT = os.path.join(BUILD, "bench")
 
@@ -41,6 +55,7 @@ UDP_COUNTERS = ["InDatagrams", "InErrors", "InCsumErrors", "RcvbufErrors", "NoPo
 DRIVERS = {
     "ours": (OURS, ""),
     "ours-no-offload": (OURS, "offload=0"),
+    "ours-chain": (OURS, "chain_cmds=1"),
     "in-tree": (IN_TREE, ""),
 }
 
@@ -56,6 +71,9 @@ CLASSES = ["sram-read", "sram-write", "rcru", "wcru", "bfsu", "bfcu",
 SPI_HZ = 14_000_000
 PER_TRANSACTION_S = 5e-6
 MTU_FRAME = 1514
+# the sweep's small frames: a 64-byte UDP payload + UDP, IPv4 and Ethernet
+# headers (FCS not counted, as for MTU_FRAME)
+SMALL_FRAME = 64 + 8 + 20 + 14
 
 # Workloads whose amount of work does not depend on the driver's speed.
 FIXED_WORKLOADS = ["ping", "link_cycle", "rx_mode"]
@@ -367,6 +385,51 @@ def project(tpf, bpf):
             "seconds_per_frame": t}
 
 
+def sweep_projection(sweep):
+    """Frames/s and Mbit/s on silicon at 14 MHz from the sweep's medians,
+    per driver, direction and payload: at saturation (where a driver
+    batches most), or at the highest rate it survived."""
+    out = {}
+    for name, dirs in sweep.items():
+        for dirn, by_payload in dirs.items():
+            for payload, pts in by_payload.items():
+                ok = [p for p in pts if p["repeats"] and not p["wedged"]
+                      and p["transactions_per_frame"]]
+                if not ok:
+                    continue
+                p = ok[-1]
+                t = p["spi_bytes_per_frame"] * 8 / SPI_HZ \
+                    + p["transactions_per_frame"] * PER_TRANSACTION_S
+                frame = MTU_FRAME if int(payload) > 64 else SMALL_FRAME
+                out.setdefault(name, {}).setdefault(dirn, {})[payload] = {
+                    "from": "saturation" if p["saturation"] else f"{p['offered_mbps']} Mbit/s",
+                    "transactions_per_frame": round(p["transactions_per_frame"], 3),
+                    "spi_bytes_per_frame": round(p["spi_bytes_per_frame"], 1),
+                    "frames_per_s": round(1 / t), "mbps": round(frame * 8 / t / 1e6, 2)}
+    return out
+
+
+def projection_report(proj):
+    L = ["## Projection for silicon at 14 MHz SPI, from the sweep", "",
+         "Assumptions: the chip's SPI clock at its maximum, 14 MHz; "
+         f"{PER_TRANSACTION_S * 1e6:.0f} us per transaction for chip select, the SPI "
+         "controller's set-up and the host's turnaround (a fast controller with a short "
+         "interrupt path; Linux on a small ARM is usually slower); the bytes and "
+         "transactions per frame the model counted, medians at saturation (or the highest "
+         "rate a driver survived, named); the host's CPU and the wire never the limit; "
+         f"frames of {MTU_FRAME} bytes (1472-byte payloads) and {SMALL_FRAME} bytes "
+         "(64-byte payloads).", "",
+         "| driver | direction | payload | from | transactions/frame | SPI bytes/frame | "
+         "frames/s | Mbit/s |", "|---|---|---|---|---|---|---|---|"]
+    for name, dirs in proj.items():
+        for dirn, by_payload in dirs.items():
+            for payload, p in by_payload.items():
+                L.append(f"| {name} | {dirn.upper()} | {payload} B | {p['from']} | "
+                         f"{p['transactions_per_frame']} | {p['spi_bytes_per_frame']} | "
+                         f"{p['frames_per_s']} | {p['mbps']} |")
+    return "\n".join(L) + "\n"
+
+
 def ratio(a, b):
     return round(a / b, 2) if a and b else None
 
@@ -486,27 +549,54 @@ def goals(d):
     return out
 
 
-def chart(res, out):
-    """Transactions per frame by opcode class, three drivers, RX and TX."""
+def class_source(res):
+    """Where the opcode-class chart takes its bars from: per direction,
+    the highest fixed rate of the sweep (MTU frames) that every driver
+    survived in every repetition, so the in-tree driver has bars too; the
+    single UDP run at saturation without a sweep.  Returns
+    ({name: {dirn: by_class}}, {dirn: label})."""
     names = list(res["drivers"])
+    sweep = res.get("sweep") or {}
+    by, labels = {n: {} for n in names}, {}
+    for dirn in ("rx", "tx"):
+        rate = None
+        for r in reversed([r for r in res.get("sweep_rates", []) if r is not None]):
+            pts = [sw.point(sweep, n, dirn, sw.PAYLOADS[0], r) for n in names]
+            if all(p and p["repeats"] and not p["wedged"] for p in pts):
+                rate = r
+                break
+        if rate is not None:
+            for n in names:
+                by[n][dirn] = sw.point(sweep, n, dirn, sw.PAYLOADS[0], rate)["by_class"]
+            labels[dirn] = f"{rate} Mbit/s offered"
+        else:
+            for n in names:
+                by[n][dirn] = res["drivers"][n].get(f"{dirn}_by_class") or {}
+            labels[dirn] = "saturation, single run"
+    return by, labels
+
+
+def chart(res, out):
+    """Transactions per frame by opcode class, every driver, RX and TX."""
+    names = list(res["drivers"])
+    by, labels = class_source(res)
+    res["class_chart_load"] = labels
     dat = os.path.join(out, "transactions.dat")
-    used = [c for c in CLASSES if any(
-        (res["drivers"][n].get(f"{dirn}_by_class") or {}).get(c)
-        for n in names for dirn in ("rx", "tx"))]
+    used = [c for c in CLASSES if any(by[n][dirn].get(c) for n in names for dirn in ("rx", "tx"))]
     with open(dat, "w") as f:
         f.write("driver " + " ".join(used) + "\n")
         for n in names:
             for dirn in ("rx", "tx"):
-                bc = res["drivers"][n].get(f"{dirn}_by_class") or {}
+                bc = by[n][dirn]
                 f.write(f"{n}/{dirn.upper()} " + " ".join(f"{bc.get(c, 0):.3f}" for c in used) + "\n")
     png = os.path.join(out, "transactions.png")
     if os.path.exists(png):
         os.remove(png)      # an old chart must not pass for this run's
     plot = ", ".join(f"'{dat}' using {i + 2}{':xtic(1)' if i == 0 else ''} title '{c}'"
                      for i, c in enumerate(used))
-    script = f"""set terminal pngcairo size 1000,560
+    script = f"""set terminal pngcairo size 1100,560
 set output '{png}'
-set title 'SPI bus transactions per frame by opcode class (UDP at saturation)'
+set title 'SPI bus transactions per frame by opcode class (UDP, MTU frames; RX at {labels["rx"]}, TX at {labels["tx"]})'
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.9 border -1
@@ -545,40 +635,147 @@ class ChartError(Exception):
     pass
 
 
+def ping_extra(b, count, interval):
+    """Ping the gateway; RTTs, and the bus transactions per round trip
+    (one frame each way)."""
+    m = measure(b, lambda: ping(b, count, interval))
+    rt = min(m["model"]["rx-frames"], m["model"]["tx-frames"])
+    return {k: m[k] for k in ("ping_rtt_min_ms", "ping_rtt_avg_ms", "ping_rtt_max_ms",
+                              "ping_loss_pct")} | {
+        "transactions_per_round_trip": m["model"]["transactions"] / rt if rt else None}
+
+
+def sweep_extras(short):
+    s = 2 if short else 6
+    return [("ping", lambda b: ping_extra(b, 10 if short else 30, 0.1)),
+            ("tcp_rx", lambda b: tcp(b, False, s)),
+            ("tcp_tx", lambda b: tcp(b, True, s))]
+
+
+def run_sweep(names, repeats, short, seed, out, problems):
+    """The offered-load sweep, every driver, `repeats` times with the
+    driver order shuffled between repetitions."""
+    rates = sw.SHORT_RATES if short else sw.RATES
+    seconds = sw.SHORT_POINT_S if short else sw.POINT_S
+    logdir = os.path.join(out, "logs")
+    rng = random.Random(seed)
+    boards = iter(range(1, 1 << 30))
+
+    @contextlib.contextmanager
+    def boot(name):
+        module, params = DRIVERS[name]
+        b = Board(logdir, name=f"sweep-{name}-{next(boards)}")
+        with b:
+            b.load_driver(module, params)
+            b.net_up()
+            yield b
+        problems.setdefault(name, []).extend(b.problems)
+        for p in b.problems:
+            print(f"    {name}: {p}", flush=True)
+
+    runs, extras = {n: [] for n in names}, {n: [] for n in names}
+    for r in range(repeats):
+        order = list(names)
+        rng.shuffle(order)
+        print(f"==> sweep, repetition {r + 1} of {repeats}: {', '.join(order)}", flush=True)
+        for name in order:
+            samples, extra = sw.run_repeat(name, boot, rates, sw.PAYLOADS, seconds,
+                                           sweep_extras(short),
+                                           lambda m: print(m, flush=True),
+                                           iperf3, model_delta)
+            runs[name].append(samples)
+            extras[name].append(extra)
+    # the RX cost of a frame that arrives alone, as a ping reply does: the
+    # lowest rate of the RX sweep with MTU frames (one frame per interrupt)
+    sweep = sw.aggregate(runs, rates, sw.PAYLOADS)
+    agg = sw.aggregate_extras(extras)
+    for name in names:
+        p = sw.point(sweep, name, "rx", sw.PAYLOADS[0], rates[0])
+        if p and p["repeats"] and "ping" in agg[name]:
+            for suffix in ("", "_min", "_max"):
+                agg[name]["ping"][f"rx_transactions_per_frame{suffix}"] = \
+                    p[f"transactions_per_frame{suffix}"]
+    return sweep, agg, rates
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--short", action="store_true", help="one short workload per driver")
+    ap.add_argument("--short", action="store_true",
+                    help="short workloads and one short repetition of a smaller sweep")
     ap.add_argument("--drivers", default=",".join(DRIVERS))
+    ap.add_argument("--repeats", type=int, default=None,
+                    help="repetitions of the sweep (default 3; 1 with --short)")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="seed of the driver-order shuffle (default: random, printed)")
+    ap.add_argument("--no-sweep", action="store_true", help="the single runs only")
     ap.add_argument("--out", default=OUT, help="where the results go (default build/bench)")
     ap.add_argument("--provoke", choices=PROVOCATIONS,
                     help="make each guest kernel report a problem first (test kernel's "
                     "lkdtm): the run must fail, naming it (tests/test_harness.py)")
     args = ap.parse_args()
+    names = args.drivers.split(",")
+    unknown = [n for n in names if n not in DRIVERS]
+    if unknown:
+        ap.error(f"unknown driver(s) {', '.join(unknown)}; known: {', '.join(DRIVERS)}")
+    repeats = args.repeats or (1 if args.short else 3)
+    if repeats < 1:
+        ap.error("--repeats must be at least 1")
+    seed = args.seed if args.seed is not None else random.randrange(1 << 31)
     out = args.out
     os.makedirs(out, exist_ok=True)
     res = {"drivers": {}, "splats": {}, "short": args.short,
            "assumptions": {"spi_hz": SPI_HZ, "per_transaction_s": PER_TRANSACTION_S,
-                           "mtu_frame_bytes": MTU_FRAME}}
-    for name in args.drivers.split(","):
+                           "mtu_frame_bytes": MTU_FRAME,
+                           "small_frame_bytes": SMALL_FRAME}}
+    for name in names:
         w, splats = run_driver(name, args.short, out, args.provoke)
         res["drivers"][name] = summarize(name, w)
         res["splats"][name] = splats
-    res["goals"] = goals(res["drivers"]) if {"ours", "in-tree"} <= set(res["drivers"]) else {}
+    if not args.no_sweep and not args.provoke:
+        print(f"==> offered-load sweep: {repeats} repetition(s), shuffle seed {seed}", flush=True)
+        problems = {}
+        sweep, agg, rates = run_sweep(names, repeats, args.short, seed, out, problems)
+        for name, p in problems.items():
+            res["splats"][name] = res["splats"].get(name, []) + p
+        res.update(sweep=sweep, sweep_extras=agg, sweep_seed=seed, sweep_repeats=repeats,
+                   sweep_rates=rates, sweep_payloads=sw.PAYLOADS,
+                   sweep_seconds=sw.SHORT_POINT_S if args.short else sw.POINT_S)
+        res["sweep_projection_14mhz"] = sweep_projection(sweep)
+    res["single_run_goals"] = goals(res["drivers"]) \
+        if {"ours", "in-tree"} <= set(res["drivers"]) else {}
+    res["goals"] = res["single_run_goals"]
+    if "sweep" in res:
+        res["goals"] = sw.sweep_goals(res["sweep"], res["sweep_extras"], res["sweep_rates"],
+                                      sw.PAYLOADS)
+    failed = False
+    charts = []
+    try:
+        charts.append(chart(res, out))
+        if "sweep" in res:
+            charts.append(sw.sweep_chart(
+                res["sweep"], res["sweep_rates"], sw.PAYLOADS, out, "transactions_per_frame",
+                "transactions per frame", "sweep-transactions",
+                "SPI bus transactions per frame (data phase, median) against offered load"))
+            charts.append(sw.sweep_chart(
+                res["sweep"], res["sweep_rates"], sw.PAYLOADS, out, "delivered_mbps",
+                "delivered Mbit/s", "sweep-delivered",
+                "Delivered rate (median) against offered load"))
+    except (ChartError, RuntimeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        failed = True
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(res, f, indent=1, sort_keys=True)
     md = report(res, args.short)
+    if "sweep" in res:
+        md += "\n" + sw.sweep_report(res["sweep"], res["sweep_extras"], res["goals"],
+                                     res["sweep_rates"], sw.PAYLOADS, repeats, seed)
+        md += "\n" + projection_report(res["sweep_projection_14mhz"])
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(md)
     print()
     print(md)
-    failed = False
-    try:
-        png = chart(res, out)
-    except ChartError as e:
-        print(f"error: {e}", file=sys.stderr)
-        png, failed = None, True
     print(f"written: {os.path.relpath(out)}/results.json, results.md"
-          + (f", {os.path.basename(png)}" if png else ""))
+          + "".join(f", {os.path.basename(c)}" for c in charts))
     for name, problems in res["splats"].items():
         for p in problems:
             if name == "in-tree" and WEDGED.search(p):
@@ -588,6 +785,17 @@ def main():
                 continue
             print(f"error: {name}: the guest kernel reported a problem: {p}", file=sys.stderr)
             failed = True
+    for name in names:
+        if name == "in-tree":
+            continue
+        for dirn, by_payload in res.get("sweep", {}).get(name, {}).items():
+            for payload, pts in by_payload.items():
+                for p in pts:
+                    if p["wedged"] or p["errors"]:
+                        print(f"error: {name}: {dirn} {payload} B at "
+                              f"{sw.rate_label(None if p['saturation'] else p['offered_mbps'])}: "
+                              f"{'; '.join(p['errors'])}", file=sys.stderr)
+                        failed = True
     return 1 if failed else 0
 
 

@@ -1,5 +1,6 @@
-"""The benchmark's short run: figures come out for all three drivers, and
-they agree with counts taken independently of the figures themselves:
+"""The benchmark's short run: figures come out for all four drivers, the
+offered-load sweep has a figure or a recorded wedge at every point of
+every driver, and the single runs' figures agree with counts taken independently of the figures themselves:
 our driver's own bus transaction count against the model's, and every
 driver's interface counters and iperf3's datagram count against the
 frames the model moved, workload by workload.  (Goals are the
@@ -69,19 +70,81 @@ def frame_problems(name, d):
     return bad
 
 
+# what every point of the sweep carries (README, "results.json")
+POINT_KEYS = ["offered_mbps", "delivered_mbps", "pps", "frames", "lost",
+              "transactions_per_frame", "transactions_per_frame_min",
+              "transactions_per_frame_max", "spi_bytes_per_frame", "repeats", "wedged",
+              "cpu_us_per_frame"]
+
+
+def sweep_problems(res, md):
+    """Every driver has every point of the sweep, each measured or
+    recorded as wedged (the in-tree driver only); the charts are PNGs."""
+    sweep, rates, payloads = res["sweep"], res["sweep_rates"], res["sweep_payloads"]
+    assert set(sweep) == set(res["drivers"]), sweep.keys()
+    for name, dirs in sweep.items():
+        for dirn in ("rx", "tx"):
+            for payload in payloads:
+                pts = dirs[dirn][str(payload)]
+                assert len(pts) == len(rates), f"{name} {dirn} {payload}: {len(pts)} points"
+                for p, rate in zip(pts, rates):
+                    where = f"{name} {dirn} {payload} B at {rate or 'saturation'}"
+                    missing = [k for k in POINT_KEYS if k not in p]
+                    assert not missing, f"{where}: lacks {missing}"
+                    if name != "in-tree":
+                        assert p["repeats"] and not p["wedged"] and not p["errors"], \
+                            f"{where}: {p['errors']}"
+                    if p["repeats"] and name == "in-tree" and not p["transactions_per_frame"]:
+                        # survived but moved nothing in the window: said so
+                        assert not p["window_frames"], f"{where}: frames but no figure: {p}"
+                    elif p["repeats"]:
+                        assert p["frames"] > 0 and p["delivered_mbps"] > 0 and p["pps"] > 0, \
+                            f"{where}: nothing moved: {p}"
+                        assert p["transactions_per_frame_min"] <= p["transactions_per_frame"] \
+                            <= p["transactions_per_frame_max"], where
+                        assert p["transactions_per_frame"] > 0 and p["spi_bytes_per_frame"] > 0
+                    else:
+                        assert p["wedged"], f"{where}: neither measured nor wedged"
+                        assert f"wedged at {'saturation' if rate is None else f'{rate} Mbit/s'} " \
+                            "offered" in md, f"{where}: the report does not say it wedged"
+        # the in-tree column is not empty: it survives the lowest rate
+        for dirn in ("rx", "tx"):
+            p = dirs[dirn][str(payloads[0])][0]
+            assert p["repeats"] and p["transactions_per_frame"], \
+                f"{name}: no {dirn} figure at {rates[0]} Mbit/s"
+        ex = res["sweep_extras"][name]
+        for k, f in (("tcp_rx", "mbps"), ("tcp_tx", "mbps"), ("ping", "ping_rtt_avg_ms")):
+            assert ex[k]["repeats"] and ex[k][f] > 0, f"{name}: no {k} figure: {ex[k]}"
+    for png in ("transactions.png", "sweep-transactions.png", "sweep-delivered.png"):
+        with open(os.path.join(os.path.dirname(res["_path"]), png), "rb") as f:
+            assert f.read(8) == b"\x89PNG\r\n\x1a\n", f"{png} is not a PNG"
+    # the opcode-class chart has the in-tree driver's bars from a load it
+    # survived, in both directions
+    for dirn in ("rx", "tx"):
+        assert "Mbit/s offered" in res["class_chart_load"][dirn], res["class_chart_load"]
+    assert res["goals"], "no goals judged"
+    for k, g in res["goals"].items():
+        assert g["verdict"] in ("met", "missed", "within noise", "in-tree wedged here"), (k, g)
+    assert "## Offered-load sweep (UDP)" in md and "## Projection for silicon at 14 MHz" in md
+    proj = res["sweep_projection_14mhz"]
+    for name in res["drivers"]:
+        assert proj[name]["rx"][str(payloads[1])]["frames_per_s"] > 0, f"{name}: no projection"
+
+
 def test_bench_short_run_is_consistent(logdir):
     # the benchmark measures the production kernel, as `make bench` does;
     # its results go to this test's directory, not over `make bench`'s
     env = dict(os.environ, KFLAVOR="")
     out = os.path.join(logdir, "bench")
     p = run_script([sys.executable, os.path.join(TOP, "scripts", "bench.py"), "--short",
-                        "--out", out], timeout=420, env=env)
+                        "--out", out], timeout=1080, env=env)
     with open(os.path.join(logdir, "bench.log"), "w") as f:
         f.write(p.stdout + p.stderr)
     assert p.returncode == 0, f"bench.py --short failed:\n{p.stderr[-1500:]}"
     res = json.load(open(os.path.join(out, "results.json")))
+    res["_path"] = os.path.join(out, "results.json")
     drivers = res["drivers"]
-    assert set(drivers) == {"ours", "ours-no-offload", "in-tree"}, drivers.keys()
+    assert set(drivers) == {"ours", "ours-no-offload", "ours-chain", "in-tree"}, drivers.keys()
     problems = []
     for name, d in drivers.items():
         missing = [k for k in KEYS if k not in d]
@@ -110,10 +173,11 @@ def test_bench_short_run_is_consistent(logdir):
     md = open(os.path.join(out, "results.md")).read()
     assert "| RX transactions/frame |" in md
     assert "| interrupt flags lost: cleared unread (model) |" in md
+    sweep_problems(res, md)
     return (f"RX transactions/frame: ours {on['rx_transactions_per_frame']}, "
             f"no offload {off['rx_transactions_per_frame']}, "
             f"in-tree {drivers['in-tree']['rx_transactions_per_frame']}; EIR flags lost: "
             + ", ".join(f"{n} {d['eir_flags_lost']}" for n, d in drivers.items()))
 
 
-test_bench_short_run_is_consistent.timeout = 480
+test_bench_short_run_is_consistent.timeout = 1200

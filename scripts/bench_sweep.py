@@ -1,0 +1,442 @@
+"""The benchmark's offered-load sweep (used by bench.py).
+
+For every driver: UDP in both directions at a few fixed offered rates and
+at saturation, with MTU datagrams and with small ones, each point repeated
+with the driver order shuffled between repetitions.  A point gives frames
+offered, delivered and lost (iperf3's receiver), the bus transactions and
+SPI bytes per frame over the point's data phase (the chip model's
+counters: the ground truth) and the guest CPU time per frame (the guest's
+/proc/stat).  Points are aggregated as median with min and max; a ratio
+between two drivers is called met or missed only when the spreads say so.
+
+A driver that stops answering at a point is recorded as wedged there, the
+higher rates of that series as wedged without running them (a driver
+that does not survive 5 Mbit/s does not survive 10), and the next series
+gets a new board.
+"""
+import os
+import statistics
+import subprocess
+import threading
+import time
+
+# Offered rates in Mbit/s; None is saturation: iperf3 asked for far more
+# than a 10 Mbit/s-class SPI chip can move.
+RATES = [1, 2, 5, 10, None]
+SHORT_RATES = [2, None]
+SATURATION_MBPS = 200
+# UDP payloads: MTU frames (1472 + 28 + 14 = 1514 bytes on the wire) and
+# small frames (64 + 42 = 106 bytes), where per-frame overhead shows
+PAYLOADS = [1472, 64]
+DIRECTIONS = ["rx", "tx"]
+POINT_S = 4
+SHORT_POINT_S = 3
+# The rate at which the guest CPU per frame is compared: every driver
+# delivers it in full (at saturation each driver moves a different number
+# of frames, and the CPU is busy whatever it moves)
+CPU_RATE = 2
+# /proc/stat counts in USER_HZ, 100 on every Linux architecture's ABI
+USER_HZ = 100
+
+# Per point, each a median over the repeats with its min and max
+METRICS = ["sent_mbps", "delivered_mbps", "pps", "frames", "lost", "window_frames",
+           "transactions_per_frame", "spi_bytes_per_frame", "cpu_us_per_frame",
+           "cpu_busy_pct"]
+
+
+def rate_label(rate):
+    return "saturation" if rate is None else f"{rate} Mbit/s"
+
+
+class Wedged(Exception):
+    """The guest stopped answering: the board is lost."""
+
+
+class PointError(Exception):
+    """The point failed, but the guest still answers."""
+
+
+def frames_key(dirn):
+    return "rx-frames" if dirn == "rx" else "tx-frames"
+
+
+def cpu_jiffies(b):
+    """The guest's busy and total CPU time so far, in USER_HZ ticks."""
+    f = [int(v) for v in b.out("head -1 /proc/stat", timeout=20).split()[1:9]]
+    # user nice system idle iowait irq softirq steal
+    return sum(f) - f[3] - f[4], sum(f)
+
+
+def guest_answers(b):
+    try:
+        b.run("true", timeout=20)
+        return True
+    except Exception:       # noqa: BLE001 (any failure: the guest is gone)
+        return False
+
+
+def run_point(b, dirn, payload, rate, seconds, iperf3, model_delta):
+    """One UDP run at one offered rate; returns its sample.  The model's
+    counters are read at the run's edges (frames moved) and inside its
+    data phase, a quarter of the run in from each edge (per-frame figures:
+    the steady state, without iperf3's control connection)."""
+    fk = frames_key(dirn)
+    try:
+        b.run("iperf-server")
+        busy0, total0 = cpu_jiffies(b)
+    except Exception as e:  # noqa: BLE001
+        raise Wedged(f"the guest did not answer before the point: {e}") from e
+    s0 = b.stats()
+    args = ["-u", "-b", f"{rate or SATURATION_MBPS}M", "-l", str(payload)]
+    if dirn == "tx":
+        args.append("-R")
+    out = []
+
+    def client():
+        try:
+            out.append(iperf3(b.iperf_port, *args, seconds=seconds))
+        except Exception as e:  # noqa: BLE001 (reported below)
+            out.append(e)
+    t = threading.Thread(target=client)
+    t0 = time.monotonic()
+    t.start()
+    edge = seconds / 4
+    time.sleep(edge)
+    w0 = b.stats()
+    time.sleep(max(0.0, seconds - edge - (time.monotonic() - t0)))
+    w1 = b.stats()
+    t.join()
+    if isinstance(out[0], Exception):
+        msg = str(out[0]).strip().splitlines()[0] if str(out[0]).strip() \
+            else type(out[0]).__name__
+        if not guest_answers(b):
+            raise Wedged(msg)
+        raise PointError(msg)
+    try:
+        busy1, total1 = cpu_jiffies(b)
+    except Exception as e:  # noqa: BLE001
+        raise Wedged(f"the guest did not answer after the point: {e}") from e
+    s1 = b.stats()
+    res = out[0]
+    # what the receiving iperf3 counted (the guest's server for rx, the
+    # host's client for tx)
+    r, sent = res["end"]["sum_received"], res["end"]["sum_sent"]
+    whole, win = model_delta(s0, s1), model_delta(w0, w1)
+    frames, wframes = whole[fk], win[fk]
+    got = r["packets"] - r["lost_packets"]
+    busy = busy1 - busy0
+    return {
+        "sent_mbps": sent["bits_per_second"] / 1e6,
+        "delivered_mbps": r["bytes"] * 8 / r["seconds"] / 1e6,
+        "pps": got / r["seconds"],
+        "datagrams_sent": r["packets"],
+        "lost": r["lost_packets"],
+        "frames": frames,
+        "window_frames": wframes,
+        "transactions_per_frame": win["transactions"] / wframes if wframes else None,
+        "spi_bytes_per_frame": win["bytes"] / wframes if wframes else None,
+        "by_class": {c: v["transactions"] / wframes for c, v in win["classes"].items()
+                     if v["transactions"]} if wframes else {},
+        "cpu_us_per_frame": busy * 1e6 / USER_HZ / frames if frames else None,
+        "cpu_busy_pct": 100.0 * busy / (total1 - total0) if total1 > total0 else None,
+    }
+
+
+def run_repeat(name, boot, rates, payloads, seconds, extras, log, iperf3, model_delta):
+    """One repetition for one driver: the extras (TCP, ping: [(name,
+    fn(board))]) on a fresh board, then every series, rates rising.  Returns (samples, extras):
+    samples[(dirn, payload, rate)] is a sample, {"wedged": msg} or
+    {"error": msg}."""
+    samples, extra = {}, {}
+    cm = b = None
+
+    def fresh():
+        nonlocal cm, b
+        if cm:
+            cm.__exit__(None, None, None)
+        cm = boot(name)
+        b = cm.__enter__()
+    try:
+        fresh()
+        for k, fn in extras:
+            try:
+                extra[k] = fn(b)
+            except Exception as e:  # noqa: BLE001 (a result, not a crash)
+                msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                log(f"    {name} {k}: FAILED: {msg}")
+                extra[k] = {"error": msg}
+                if not guest_answers(b):
+                    fresh()
+        for dirn in DIRECTIONS:
+            for payload in payloads:
+                wedged = None
+                for rate in rates:
+                    key = (dirn, payload, rate)
+                    if wedged:
+                        samples[key] = {"wedged": f"not run: wedged at a lower rate ({wedged})"}
+                        continue
+                    try:
+                        s = run_point(b, dirn, payload, rate, seconds, iperf3, model_delta)
+                        samples[key] = s
+                        log(f"    {name} {dirn} {payload:>4} B {rate_label(rate):>11}: "
+                            f"{s['delivered_mbps']:6.2f} Mbit/s {s['pps']:7.0f} pps  "
+                            + (f"{s['transactions_per_frame']:.3f}" if
+                               s['transactions_per_frame'] is not None else "n/a")
+                            + " transactions/frame")
+                    except PointError as e:
+                        samples[key] = {"error": str(e)}
+                        log(f"    {name} {dirn} {payload} B {rate_label(rate)}: FAILED: {e}")
+                    except Wedged as e:
+                        wedged = rate_label(rate)
+                        samples[key] = {"wedged": str(e)}
+                        log(f"    {name} {dirn} {payload} B {rate_label(rate)}: WEDGED: {e}")
+                if wedged:
+                    fresh()
+    finally:
+        if cm:
+            cm.__exit__(None, None, None)
+    return samples, extra
+
+
+def spread(vals):
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return None, None, None
+    return statistics.median(vals), min(vals), max(vals)
+
+
+def aggregate_point(rate, runs):
+    ok = [s for s in runs if "wedged" not in s and "error" not in s]
+    wedged = [s["wedged"] for s in runs if "wedged" in s]
+    p = {"offered_mbps": rate or SATURATION_MBPS, "saturation": rate is None,
+         "repeats": len(ok), "wedged": bool(wedged), "wedged_runs": len(wedged),
+         "errors": [s["error"] for s in runs if "error" in s] + wedged}
+    for k in METRICS:
+        med, lo, hi = spread([s[k] for s in ok])
+        p[k], p[f"{k}_min"], p[f"{k}_max"] = med, lo, hi
+    classes = {c for s in ok for c in s["by_class"]}
+    p["by_class"] = {c: statistics.median([s["by_class"].get(c, 0.0) for s in ok])
+                     for c in sorted(classes)}
+    return p
+
+
+def aggregate(runs_by_driver, rates, payloads):
+    """runs_by_driver[name] = [samples of one repeat, ...] ->
+    sweep[name][dirn][payload] = [point, ...] in rate order."""
+    sweep = {}
+    for name, reps in runs_by_driver.items():
+        sweep[name] = {d: {str(p): [aggregate_point(r, [rep[(d, p, r)] for rep in reps
+                                                        if (d, p, r) in rep])
+                                    for r in rates]
+                           for p in payloads}
+                       for d in DIRECTIONS}
+    return sweep
+
+
+def aggregate_extras(extras_by_driver):
+    """extras[name] = [{workload: {figure: value}}, ...] -> medians with
+    min and max of every numeric figure."""
+    out = {}
+    for name, reps in extras_by_driver.items():
+        o = out[name] = {}
+        for k in sorted({k for rep in reps for k in rep}):
+            runs = [rep[k] for rep in reps if k in rep and "error" not in rep[k]]
+            o[k] = {"repeats": len(runs),
+                    "errors": [rep[k]["error"] for rep in reps if "error" in rep.get(k, {})]}
+            for f in sorted({f for r in runs for f, v in r.items()
+                             if isinstance(v, (int, float)) and not isinstance(v, bool)}):
+                o[k][f], o[k][f"{f}_min"], o[k][f"{f}_max"] = spread([r.get(f) for r in runs])
+    return out
+
+
+def compare(a, b, key, goal, higher_is_better=True):
+    """The ratio a/b of two aggregated figures (dicts with key, key_min,
+    key_max) against a goal: "met" or "missed" only when the whole range
+    the spreads allow is on one side of the goal, "within noise" otherwise."""
+    if not a or not b or a.get(key) is None or b.get(key) is None or not b[key]:
+        return None
+    lo_a, hi_a = a.get(f"{key}_min", a[key]), a.get(f"{key}_max", a[key])
+    lo_b, hi_b = b.get(f"{key}_min", b[key]), b.get(f"{key}_max", b[key])
+    if not lo_b or not hi_b:
+        return None
+    r, lo, hi = a[key] / b[key], lo_a / hi_b, hi_a / lo_b
+    if higher_is_better:
+        verdict = "met" if lo >= goal else "missed" if hi < goal else "within noise"
+        target = f">= {goal}"
+    else:
+        verdict = "met" if hi <= goal else "missed" if lo > goal else "within noise"
+        target = f"<= {goal}"
+    return {"value": round(r, 3), "min": round(lo, 3), "max": round(hi, 3),
+            "target": target, "goal": target, "verdict": verdict, "met": verdict == "met"}
+
+
+def point(sweep, name, dirn, payload, rate):
+    for p in sweep.get(name, {}).get(dirn, {}).get(str(payload), []):
+        if p["offered_mbps"] == (rate or SATURATION_MBPS) and p["saturation"] == (rate is None):
+            return p
+    return None
+
+
+def sweep_goals(sweep, extras, rates, payloads):
+    """The issue's goals for the table, from the medians and spreads."""
+    g = {}
+    if "ours" not in sweep or "in-tree" not in sweep:
+        return g
+    for dirn in DIRECTIONS:
+        for payload in payloads:
+            for rate in rates:
+                o = point(sweep, "ours", dirn, payload, rate)
+                t = point(sweep, "in-tree", dirn, payload, rate)
+                name = (f"{dirn.upper()} transactions/frame at {rate_label(rate)}, "
+                        f"{payload} B, in-tree / ours")
+                if o and t and o["repeats"] and t["repeats"]:
+                    c = compare(t, o, "transactions_per_frame", 3)
+                    if c:
+                        g[name] = c
+                elif o and o["repeats"]:
+                    g[name] = {"value": None, "target": ">= 3", "goal": ">= 3", "met": False,
+                               "verdict": "in-tree wedged here" if t and t["wedged"]
+                               else "no in-tree figure"}
+        c = compare(point(sweep, "ours", dirn, 64, None), point(sweep, "in-tree", dirn, 64, None),
+                    "pps", 2)
+        if c:
+            g[f"{dirn.upper()} small-frame packet rate at saturation, ours / in-tree"] = c
+    o, t = extras.get("ours", {}), extras.get("in-tree", {})
+    for k, label in (("tcp_rx", "TCP host-to-guest"), ("tcp_tx", "TCP guest-to-host")):
+        c = compare(o.get(k), t.get(k), "mbps", 1)
+        if c:
+            g[f"{label} throughput, ours / in-tree"] = c
+    c = compare(o.get("ping"), t.get("ping"), "ping_rtt_avg_ms", 1, higher_is_better=False)
+    if c:
+        g["ping RTT avg, ours / in-tree"] = c
+    p = o.get("ping", {})
+    if p.get("rx_transactions_per_frame") is not None:
+        hi = p["rx_transactions_per_frame_max"]
+        lo = p["rx_transactions_per_frame_min"]
+        g["ping RX transactions per received frame, ours"] = {
+            "value": round(p["rx_transactions_per_frame"], 3), "min": round(lo, 3),
+            "max": round(hi, 3), "target": "<= 3", "goal": "<= 3",
+            "verdict": "met" if hi <= 3 else "missed" if lo > 3 else "within noise",
+            "met": hi <= 3}
+    return g
+
+
+def fmt(p, key, digits=2):
+    if not p or p.get(key) is None:
+        return "n/a"
+    v, lo, hi = p[key], p.get(f"{key}_min"), p.get(f"{key}_max")
+    if lo is None or hi is None or p.get("repeats", 1) < 2:
+        return f"{v:.{digits}f}"
+    return f"{v:.{digits}f} ({lo:.{digits}f}-{hi:.{digits}f})"
+
+
+def sweep_report(sweep, extras, goals, rates, payloads, repeats, seed):
+    names = list(sweep)
+    L = ["## Offered-load sweep (UDP)", "",
+         f"Each figure is the median of {repeats} run(s), min-max in brackets; driver "
+         f"order shuffled between repetitions (seed {seed}).  Transactions and SPI bytes "
+         "per frame over each point's data phase (the model's counters); delivered rate "
+         "and packets per second from iperf3's receiver; CPU from the guest's /proc/stat "
+         "(busy time over the whole point, per frame moved).", ""]
+    for dirn in DIRECTIONS:
+        for payload in payloads:
+            L += [f"### {dirn.upper()}, {payload}-byte payloads", "",
+                  "| offered | " + " | ".join(names) + " |",
+                  "|---|" + "---|" * len(names)]
+            for what, key, digits in (("transactions/frame", "transactions_per_frame", 3),
+                                      ("delivered Mbit/s", "delivered_mbps", 2),
+                                      ("packets/s", "pps", 0),
+                                      ("SPI bytes/frame", "spi_bytes_per_frame", 1),
+                                      ("guest CPU us/frame", "cpu_us_per_frame", 0),
+                                      ("lost", "lost", 0)):
+                for rate in rates:
+                    cells = []
+                    for n in names:
+                        p = point(sweep, n, dirn, payload, rate)
+                        if p and not p["repeats"]:
+                            cells.append(f"wedged at {rate_label(rate)} offered"
+                                         if p["wedged"] else "failed")
+                        else:
+                            c = fmt(p, key, digits)
+                            if p and p["wedged"]:
+                                c += f" (wedged in {p['wedged_runs']} run(s))"
+                            cells.append(c)
+                    L.append(f"| {what}, {rate_label(rate)} | " + " | ".join(cells) + " |")
+            L.append("")
+    L += ["## TCP and ping", "", "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for label, k, f, digits in (("TCP host-to-guest Mbit/s", "tcp_rx", "mbps", 2),
+                                ("TCP guest-to-host Mbit/s", "tcp_tx", "mbps", 2),
+                                ("ping RTT avg ms", "ping", "ping_rtt_avg_ms", 2),
+                                ("ping RX transactions per received frame", "ping",
+                                 "rx_transactions_per_frame", 2),
+                                ("ping transactions per round trip", "ping",
+                                 "transactions_per_round_trip", 2)):
+        L.append(f"| {label} | " + " | ".join(fmt(extras.get(n, {}).get(k), f, digits)
+                                              for n in names) + " |")
+    L += ["", "## Goals (medians; met or missed only outside the spread)", ""]
+    for k, v in goals.items():
+        if v.get("value") is None:
+            L.append(f"- {k}: n/a (goal {v['target']}): {v['verdict']}")
+        else:
+            L.append(f"- {k}: {v['value']} ({v['min']}-{v['max']}) (goal {v['target']}): "
+                     f"{v['verdict']}")
+    return "\n".join(L) + "\n"
+
+
+def gnuplot(script, png):
+    if os.path.exists(png):
+        os.remove(png)      # an old chart must not pass for this run's
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, check=True,
+                       capture_output=True, timeout=60)
+    except OSError as e:
+        raise RuntimeError(f"no chart: gnuplot did not run ({e}); install the Debian "
+                           "package gnuplot-nox (make deps)") from e
+    except subprocess.CalledProcessError as e:
+        raise RuntimeError(f"no chart: gnuplot failed: {e.stderr.strip()[-300:]}") from e
+    try:
+        with open(png, "rb") as f:
+            magic = f.read(8)
+    except OSError as e:
+        raise RuntimeError(f"no chart: gnuplot wrote no {png} ({e.strerror})") from e
+    if magic != b"\x89PNG\r\n\x1a\n":
+        raise RuntimeError(f"no chart: {png} is not a PNG")
+    return png
+
+
+def sweep_chart(sweep, rates, payloads, out, key, ylabel, fname, title):
+    """One panel per direction and payload, one line per driver, against
+    offered load (saturation last); a wedged point is a gap."""
+    names = list(sweep)
+    panels = []
+    for dirn in DIRECTIONS:
+        for payload in payloads:
+            dat = os.path.join(out, f"{fname}-{dirn}-{payload}.dat")
+            with open(dat, "w") as f:
+                f.write("offered " + " ".join(names) + "\n")
+                for i, rate in enumerate(rates):
+                    vals = []
+                    for n in names:
+                        p = point(sweep, n, dirn, payload, rate)
+                        v = p.get(key) if p and p["repeats"] else None
+                        vals.append("NaN" if v is None else f"{v:.4f}")
+                    label = "sat" if rate is None else str(rate)
+                    f.write(f"\"{label}\" " + " ".join(vals) + "\n")
+            plots = ", ".join(
+                f"'{dat}' using 0:{i + 2}:xtic(1) with linespoints title '{n}'"
+                for i, n in enumerate(names))
+            panels.append(f"set title '{dirn.upper()}, {payload}-byte payloads'\nplot {plots}")
+    png = os.path.join(out, f"{fname}.png")
+    script = f"""set terminal pngcairo size 1200,900
+set output '{png}'
+set datafile missing 'NaN'
+set multiplot layout 2,2 title '{title}'
+set key top left
+set xlabel 'offered load, Mbit/s'
+set ylabel '{ylabel}'
+set yrange [0:*]
+set offsets graph 0.05, graph 0.05, graph 0.1, 0
+{chr(10).join(panels)}
+unset multiplot
+"""
+    return gnuplot(script, png)

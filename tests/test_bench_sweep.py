@@ -1,0 +1,138 @@
+"""The sweep's bookkeeping, without a board: a wedge is recorded where it
+happens, the higher rates of its series are recorded as not run, the next
+series gets a new board; verdicts follow the spreads; the report and the
+charts come out.  (The real runs are test_bench's.)"""
+import contextlib
+import os
+import sys
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+
+import bench_sweep as sw  # noqa: E402
+
+
+class FakeBoard:
+    """Answers as a guest would; stops answering once `wedge_at` (a
+    (dirn, payload, rate)) has been run."""
+    iperf_port = 0
+
+    def __init__(self, wedge_at):
+        self.wedge_at = wedge_at
+        self.dead = False
+        self.n = 0
+        self.args = None
+
+    def run(self, cmd, timeout=30, check=True):
+        if self.dead:
+            raise RuntimeError("the guest stopped answering")
+        return 0, ""
+
+    def out(self, cmd, timeout=30):
+        if self.dead:
+            raise RuntimeError("the guest stopped answering")
+        self.n += 1
+        # user nice system idle iowait irq softirq steal: 20 busy of 100
+        return f"cpu {10 * self.n} 0 {10 * self.n} {80 * self.n} 0 0 0 0 0 0"
+
+    def stats(self):
+        self.n += 1
+        return {"transactions": 30 * self.n, "bytes": 1000 * self.n,
+                "rx-frames": 10 * self.n, "tx-frames": 10 * self.n,
+                "classes": {"command": {"transactions": 30 * self.n, "commands": 30 * self.n}}}
+
+
+def model_delta(a, b):
+    out = {k: b[k] - a[k] for k in b if isinstance(b[k], int)}
+    out["classes"] = {c: {k: v[k] - a["classes"][c][k] for k in v}
+                      for c, v in b["classes"].items()}
+    return out
+
+
+def make_iperf3(boards):
+    def iperf3(port, *args, seconds):
+        b = boards[-1]
+        rate = args[args.index("-b") + 1]
+        dirn = "tx" if "-R" in args else "rx"
+        payload = int(args[args.index("-l") + 1])
+        key = (dirn, payload, None if rate == f"{sw.SATURATION_MBPS}M" else int(rate[:-1]))
+        if key == b.wedge_at:
+            b.dead = True
+            raise RuntimeError("iperf3: control socket has closed unexpectedly")
+        return {"end": {"sum_received": {"bytes": 1_000_000, "seconds": 1.0, "packets": 700,
+                                         "lost_packets": 10},
+                        "sum_sent": {"bits_per_second": 8e6}}}
+    return iperf3
+
+
+def test_sweep_wedge_recorded_series_go_on_with_a_new_board(logdir):
+    boards = []
+
+    @contextlib.contextmanager
+    def boot(name):
+        boards.append(FakeBoard(("rx", 64, 5)))
+        yield boards[-1]
+
+    rates, payloads = [1, 5, 10, None], [1472, 64]
+    samples, extra = sw.run_repeat("in-tree", boot, rates, payloads, 0.01,
+                                   [("ping", lambda b: {"ping_rtt_avg_ms": 1.0})],
+                                   lambda m: None, make_iperf3(boards), model_delta)
+    assert extra == {"ping": {"ping_rtt_avg_ms": 1.0}}, extra
+    assert len(samples) == 2 * len(payloads) * len(rates), sorted(samples)
+    assert "wedged" in samples[("rx", 64, 5)], samples[("rx", 64, 5)]
+    for r in (10, None):
+        assert samples[("rx", 64, r)]["wedged"].startswith("not run"), samples[("rx", 64, r)]
+    assert "transactions_per_frame" in samples[("rx", 64, 1)]
+    # the TX series ran, on a second board
+    assert len(boards) == 2, len(boards)
+    for r in rates:
+        s = samples[("tx", 1472, r)]
+        assert s["transactions_per_frame"] == 3.0 and s["frames"] > 0, s
+        assert s["cpu_busy_pct"] == 20.0, s
+    sweep = sw.aggregate({"in-tree": [samples, samples]}, rates, payloads)
+    pts = sweep["in-tree"]["rx"]["64"]
+    assert [p["wedged"] for p in pts] == [False, True, True, True], pts
+    assert pts[1]["repeats"] == 0 and pts[0]["repeats"] == 2
+    assert pts[0]["lost"] == 10 and pts[0]["pps"] == 690.0, pts[0]
+
+
+def test_sweep_verdicts_follow_the_spreads(logdir):
+    def fig(v, lo, hi):
+        return {"x": v, "x_min": lo, "x_max": hi}
+    # clear of the goal on both sides
+    assert sw.compare(fig(10, 9, 11), fig(2, 1.9, 2.1), "x", 3)["verdict"] == "met"
+    assert sw.compare(fig(4, 3.9, 4.1), fig(2, 1.9, 2.1), "x", 3)["verdict"] == "missed"
+    # a median ratio above the goal whose spread reaches below it
+    c = sw.compare(fig(6.2, 5, 7), fig(2, 1.8, 2.2), "x", 3)
+    assert c["value"] == 3.1 and c["verdict"] == "within noise", c
+    # lower is better
+    assert sw.compare(fig(1, 0.9, 1.1), fig(2, 1.9, 2.1), "x", 1,
+                      higher_is_better=False)["verdict"] == "met"
+    assert sw.compare(fig(2, 1.5, 2.5), fig(2, 1.9, 2.1), "x", 1,
+                      higher_is_better=False)["verdict"] == "within noise"
+    assert sw.compare(None, fig(2, 1.9, 2.1), "x", 1) is None
+
+
+def test_sweep_report_and_charts(logdir):
+    boards = []
+
+    @contextlib.contextmanager
+    def boot(name):
+        boards.append(FakeBoard(("rx", 64, None) if name == "in-tree" else None))
+        yield boards[-1]
+
+    rates, payloads = [2, None], [1472, 64]
+    runs = {}
+    for name in ("ours", "in-tree"):
+        runs[name] = [sw.run_repeat(name, boot, rates, payloads, 0.01, [], lambda m: None,
+                                    make_iperf3(boards), model_delta)[0]]
+    sweep = sw.aggregate(runs, rates, payloads)
+    goals = sw.sweep_goals(sweep, {}, rates, payloads)
+    k = "RX transactions/frame at saturation, 64 B, in-tree / ours"
+    assert goals[k]["verdict"] == "in-tree wedged here", goals[k]
+    md = sw.sweep_report(sweep, {}, goals, rates, payloads, 1, 7)
+    assert "wedged at saturation offered" in md, md
+    for key, name in (("transactions_per_frame", "t"), ("delivered_mbps", "d")):
+        png = sw.sweep_chart(sweep, rates, payloads, logdir, key, "y", name, "title")
+        with open(png, "rb") as f:
+            assert f.read(8) == b"\x89PNG\r\n\x1a\n"
