@@ -15,7 +15,7 @@ TAP = re.compile(r"^(ok|not ok) \d+ (\S+)(.*)$")
 # here, not taken from the binary's own plan, so a case that is dropped
 # (from the source or at run time) fails.  Change it with the source.
 QTEST_SOURCE = "qemu/tests/qtest/encx24j600-test.c"
-QTEST_CASES = 91
+QTEST_CASES = 92
 ADD_FUNC = re.compile(r'qtest_add_func\("([^"]+)"')
 
 

@@ -25,6 +25,12 @@
 
 #define GPIO0_BASE      0x101e4000
 #define GPIODIR         0x400
+#define GPIOIS          0x404
+#define GPIOIEV         0x40c
+#define GPIOIE          0x410
+#define GPIORIS         0x414
+#define GPIOMIS         0x418
+#define GPIOIC          0x41c
 #define GPIO_CS_LINE    0
 #define GPIO_INT_LINE   1
 
@@ -3258,6 +3264,36 @@ static void test_int_gating(void)
     g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_INT, ==, 0);
 }
 
+/*
+ * The board takes INT as a level-low interrupt on GPIO0 line 1, as the
+ * Linux device tree does: the PL061's raw status follows the pin, and
+ * acknowledging it (GPIOIC) while the chip holds INT does not lose it
+ */
+static void test_int_gpio_level(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint32_t line = 1 << GPIO_INT_LINE;
+
+    qtest_writel(qts, GPIO0_BASE + GPIOIS, line);
+    qtest_writel(qts, GPIO0_BASE + GPIOIEV, 0);
+    qtest_writel(qts, GPIO0_BASE + GPIOIC, line);   /* edges seen before */
+    qtest_writel(qts, GPIO0_BASE + GPIOIE, line);
+    g_assert_cmphex(qtest_readl(qts, GPIO0_BASE + GPIORIS) & line, ==, 0);
+    wcru(qts, EIE, EIE_INTIE | EIE_TXIE);
+    u16op(qts, OP_BFSU, EIR, EIR_TXIF);
+    g_assert_cmphex(qtest_readl(qts, GPIO0_BASE + GPIOMIS) & line, ==, line);
+    qtest_writel(qts, GPIO0_BASE + GPIOIC, line);
+    g_assert_cmphex(qtest_readl(qts, GPIO0_BASE + GPIORIS) & line, ==, line);
+    /* the chip releases INT: nothing is left pending */
+    u16op(qts, OP_BFCU, EIR, EIR_TXIF);
+    g_assert_false(int_asserted(qts));
+    g_assert_cmphex(qtest_readl(qts, GPIO0_BASE + GPIORIS) & line, ==, 0);
+    g_assert_cmphex(qtest_readl(qts, GPIO0_BASE + GPIOMIS) & line, ==, 0);
+    u16op(qts, OP_BFSU, EIR, EIR_TXIF);
+    g_assert_cmphex(qtest_readl(qts, GPIO0_BASE + GPIORIS) & line, ==, line);
+}
+
 static void test_int_pktif(void)
 {
     TestData *td = test_start();
@@ -3939,6 +3975,7 @@ int main(int argc, char **argv)
     qtest_add_func("encx24j600/reset-wcr-ethrst", test_reset_wcr_ethrst);
     qtest_add_func("encx24j600/reset-system", test_reset_system);
     qtest_add_func("encx24j600/int-gating", test_int_gating);
+    qtest_add_func("encx24j600/int-gpio-level", test_int_gpio_level);
     qtest_add_func("encx24j600/int-pktif", test_int_pktif);
     /* test machinery { */
     qtest_add_func("encx24j600/fault-names", test_fault_names);
