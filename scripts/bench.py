@@ -685,16 +685,21 @@ def run_sweep(names, repeats, short, seed, out, problems):
                                            iperf3, model_delta)
             runs[name].append(samples)
             extras[name].append(extra)
-    # the RX cost of a frame that arrives alone, as a ping reply does: the
-    # lowest rate of the RX sweep with MTU frames (one frame per interrupt)
     sweep = sw.aggregate(runs, rates, sw.PAYLOADS)
     agg = sw.aggregate_extras(extras)
+    # The RX cost of a ping reply: a round trip's transactions less those
+    # of sending a frame alone (the TX sweep's lowest rate, MTU frames:
+    # one frame at a time), ranges from the two spreads
     for name in names:
-        p = sw.point(sweep, name, "rx", sw.PAYLOADS[0], rates[0])
-        if p and p["repeats"] and "ping" in agg[name]:
-            for suffix in ("", "_min", "_max"):
-                agg[name]["ping"][f"rx_transactions_per_frame{suffix}"] = \
-                    p[f"transactions_per_frame{suffix}"]
+        tx = sw.point(sweep, name, "tx", sw.PAYLOADS[0], rates[0])
+        pg = agg[name].get("ping", {})
+        if tx and tx["repeats"] and pg.get("transactions_per_round_trip") is not None:
+            pg["rx_transactions_per_frame"] = \
+                pg["transactions_per_round_trip"] - tx["transactions_per_frame"]
+            pg["rx_transactions_per_frame_min"] = \
+                pg["transactions_per_round_trip_min"] - tx["transactions_per_frame_max"]
+            pg["rx_transactions_per_frame_max"] = \
+                pg["transactions_per_round_trip_max"] - tx["transactions_per_frame_min"]
     return sweep, agg, rates
 
 

@@ -111,8 +111,8 @@ def stats_delta(after, before):
     return out
 
 
-def udp_saturation(b, reverse, seconds=6, window=(1.5, 4.5)):
-    """iperf3 UDP at 100 Mbit/s offered, one direction.  Returns the model's
+def udp_saturation(b, reverse, seconds=6, window=(1.5, 4.5), rate="100M", length=UDP_LEN):
+    """iperf3 UDP at 100 Mbit/s offered (or `rate`), one direction.  Returns the model's
     counter deltas over the whole run (iperf3's control connection
     included), over a window in the data phase (only the data frames: the
     steady state), and the guest's /sys statistics deltas of the run."""
@@ -120,7 +120,7 @@ def udp_saturation(b, reverse, seconds=6, window=(1.5, 4.5)):
     b.wait_quiet()
     b.reset_stats()
     before = link_stats(b)
-    args = ["-u", "-b", "100M", "-l", str(UDP_LEN)] + (["-R"] if reverse else [])
+    args = ["-u", "-b", rate, "-l", str(length)] + (["-R"] if reverse else [])
     result = []
 
     def client():
@@ -182,6 +182,47 @@ def test_driver_udp_rx_transactions_per_frame(logdir):
 
 
 test_driver_udp_rx_transactions_per_frame.timeout = 120
+
+# The RX ring (drivers/net/encx24j600/enc424j600.h: ENC_RX_START to the end
+# of SRAM) and the share of it the driver may leave protected behind
+# ERXTAIL before writing it back (ENC_RX_TAIL_LAZY)
+RX_RING = 0x6000 - 1518
+RX_TAIL_LAZY = RX_RING // 4
+
+
+def test_driver_rx_of_a_lone_frame_takes_three_transactions(logdir):
+    """Frames that arrive one at a time, each on an interrupt of its own,
+    as ping replies do (UDP at 100 kbit/s with 64-byte payloads: a frame
+    every 5 ms): the status burst, the data burst and SETPKTDEC, and
+    ERXTAIL given back only once a quarter of the ring has been consumed,
+    not once per frame (which made 4)."""
+    payload = 64
+    stored = 8 + 110        # RX header + frame with FCS, as the ring holds it
+    with boot(logdir, production=True) as b:
+        s, w, ls = udp_saturation(b, reverse=False, rate="100K", length=payload)
+        frames = s["rx-frames"]
+        assert frames > 300, f"only {frames} frames reached the chip"
+        assert ls["rx_packets"] == frames, \
+            f"chip stored {frames} frames, driver delivered {ls['rx_packets']}"
+        n = w["rx-frames"]
+        # one ERXTAIL write per RX_TAIL_LAZY bytes consumed (and one more
+        # for where the window starts in that count); at each window edge
+        # a frame's transactions may be split from its count (3)
+        tail_writes = n * stored // RX_TAIL_LAZY + 1
+        bound = 3 * n + tail_writes + 3
+        with open(f"{logdir}/spi-stats.json", "w") as f:
+            json.dump({"stats": s, "window": w, "link": ls}, f, indent=1)
+        assert w["transactions"] <= bound, \
+            f"{w['transactions']} transactions for {n} lone frames in the data phase " \
+            f"({w['transactions'] / n:.3f} per frame; at most {bound}: 3 per frame " \
+            f"and {tail_writes} ERXTAIL writes)"
+        assert not s["rx-dropped"], f"the chip dropped {s['rx-dropped']} frames"
+        no_banked_traffic(s)
+        check_no_splats(b)
+        return f"{n} lone frames, {w['transactions'] / n:.3f} transactions/frame (bound {bound})"
+
+
+test_driver_rx_of_a_lone_frame_takes_three_transactions.timeout = 120
 
 
 def test_driver_udp_tx_transactions_per_frame(logdir):

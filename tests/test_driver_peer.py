@@ -195,21 +195,70 @@ def lengths_to_fill(d):
         n += 1
 
 
+# The driver writes ERXTAIL back once it holds back a quarter of the ring
+# (ENC_RX_TAIL_LAZY in drivers/net/encx24j600/enc424j600.h); a frame's ring
+# footprint is 8 bytes of header, the frame and its 4-byte FCS
+FOOTPRINT_MIN, FOOTPRINT_MAX = 8 + 60 + 4, 8 + 1514 + 4
+
+
+def tail_write_at(b, peer, erxst, target):
+    """Send frames so that the driver's next ERXTAIL write has the next
+    frame at ring address `target`: every frame boundary before it less
+    than a quarter of the ring past the tail the chip holds, `target` a
+    quarter or more.  Returns False when `target` is out of one step's
+    reach (a quarter of the ring to a quarter and 1400 bytes)."""
+    ring = SRAM_END + 1 - erxst
+    lazy = ring // 4
+
+    def dist(x, y):
+        return (y - x) % ring
+    d = regs(b)
+    tail, head = reg16(d, 0x06), reg16(d, 0x08)
+    start = erxst + (tail + 2 - erxst) % ring     # first byte held back
+    span, ahead = dist(start, target), dist(head, target)
+    if not (lazy <= span <= lazy + 1400 and ahead >= FOOTPRINT_MIN):
+        return False
+    # the last frame crosses the quarter line; those before it stay short of it
+    last = ahead if ahead <= FOOTPRINT_MAX else max(FOOTPRINT_MIN, span - lazy + 2)
+    if 0 < ahead - last < FOOTPRINT_MIN:
+        last = ahead - FOOTPRINT_MIN
+    lens = (lengths_to_fill(ahead - last) if ahead > last else []) + [last - 12]
+    got = send_and_count(b, peer, [frame(GUEST_MAC, payload=bytes(n - 14)) for n in lens])
+    assert got["rx_packets"] == len(lens), f"{len(lens)} frames sent, {got}"
+    return True
+
+
 def test_driver_erxtail_wrap_at_ring_start(logdir):
     """Fill the ring exactly to its end, so the next-packet pointer of the
-    last frame is ERXST: ERXTAIL must become 0x5FFE (the in-tree driver
-    writes ERXST - 2, outside the ring).  Then wrap the ring many times."""
+    last frame is ERXST, with that frame's batch the one that writes
+    ERXTAIL back: ERXTAIL must become 0x5FFE (the in-tree driver writes
+    ERXST - 2, outside the ring).  Then wrap the ring many times."""
     b, peer = boot_peer(logdir)
     try:
         d = regs(b)
-        erxst, head = reg16(d, 0x04), reg16(d, 0x08)
-        if head == erxst:
-            fill = SRAM_END + 1 - erxst
+        erxst = reg16(d, 0x04)
+        ring = SRAM_END + 1 - erxst
+        lazy = ring // 4
+        # steps of a quarter ring and up to 1400 bytes more bring the tail
+        # to where the ring's end is one step away
+        want = erxst + (ring - lazy - 700) % ring   # one step before the end
+        for _ in range(12):
+            if tail_write_at(b, peer, erxst, erxst):
+                break
+            dump = regs(b)
+            t, head = reg16(dump, 0x06), reg16(dump, 0x08)
+            start = erxst + (t + 2 - erxst) % ring
+            d = (want - start) % ring
+            d += ring if d < lazy else 0
+            k = -(-d // (lazy + 1400))
+            held = (head - start) % ring
+            # at least a frame ahead of what the chip holds
+            s = max(min(max(d // k & ~1, lazy), lazy + 1400), held + FOOTPRINT_MIN)
+            step = erxst + (start - erxst + s) % ring
+            assert tail_write_at(b, peer, erxst, step), \
+                f"no ERXTAIL write could be placed at 0x{step:04x} (ERXTAIL 0x{t:04x})"
         else:
-            fill = SRAM_END + 1 - head
-        lens = lengths_to_fill(fill)
-        got = send_and_count(b, peer, [frame(GUEST_MAC, payload=bytes(n - 14)) for n in lens])
-        assert got["rx_packets"] == len(lens), f"{len(lens)} frames sent, {got}"
+            raise AssertionError("the ring's end never came within one step")
         d = regs(b)
         tail, head2 = reg16(d, 0x06), reg16(d, 0x08)
         assert head2 == erxst, f"ERXHEAD 0x{head2:04x} after filling to the end (ERXST 0x{erxst:04x})"

@@ -164,11 +164,13 @@ int enc_rx_read(struct enc_priv *priv, size_t len)
 	return ret;
 }
 
-/* Give @frames consumed frames back to the chip: one SETPKTDEC each and
- * one WCRU of ERXTAIL.  With chain_cmds the 1-byte commands lead the WCRU
- * inside one CS frame (up to ENC_MAX_DEC_CHAIN of them per frame).
+/* Give @frames consumed frames back to the chip: one SETPKTDEC each and,
+ * if @set_tail, one WCRU of ERXTAIL.  With chain_cmds the 1-byte commands
+ * share CS frames (up to ENC_MAX_DEC_CHAIN of them), the last of them
+ * leading the WCRU.
  */
-int enc_rx_release(struct enc_priv *priv, unsigned int frames, u16 tail)
+int enc_rx_release(struct enc_priv *priv, unsigned int frames, u16 tail,
+		   bool set_tail)
 {
 	u8 *cmd = priv->bufs->cmd;
 	unsigned int k = 0;
@@ -178,7 +180,7 @@ int enc_rx_release(struct enc_priv *priv, unsigned int frames, u16 tail)
 	while (frames) {
 		k = chain_cmds ? min_t(unsigned int, frames, ENC_MAX_DEC_CHAIN) : 1;
 		frames -= k;
-		if (!frames && chain_cmds)
+		if (!frames && chain_cmds && set_tail)
 			break;		/* these lead the ERXTAIL write */
 		memset(cmd, ENC_SETPKTDEC, k);
 		ret = enc_xfer(priv, cmd, NULL, k);
@@ -186,6 +188,8 @@ int enc_rx_release(struct enc_priv *priv, unsigned int frames, u16 tail)
 			goto out;
 		k = 0;
 	}
+	if (!set_tail)
+		goto out;
 	memset(cmd, ENC_SETPKTDEC, k);
 	cmd[k] = ENC_WCRU;
 	cmd[k + 1] = ERXTAIL;

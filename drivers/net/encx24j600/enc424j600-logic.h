@@ -47,6 +47,14 @@ static inline u16 enc_rx_tail(u16 next)
 	return next == ENC_RX_START ? ENC_SRAM_END - 1 : next - 2;
 }
 
+/* Whether ERXTAIL, holding @tail, is due to become @new_tail: once the
+ * space consumed behind it reaches ENC_RX_TAIL_LAZY
+ */
+static inline bool enc_rx_tail_due(u16 tail, u16 new_tail)
+{
+	return enc_rx_dist(tail, new_tail) >= ENC_RX_TAIL_LAZY;
+}
+
 /* RX header in SRAM: the next packet pointer (2 bytes, little endian)
  * followed by the 6-byte receive status vector, whose bits 0..15 are the
  * received byte count (with FCS) and bits 16..47 the status flags.

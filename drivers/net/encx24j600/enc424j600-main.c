@@ -316,7 +316,8 @@ static int enc_rx_reset(struct enc_priv *priv)
 		return ret;
 	if (!enc_rx_ptr_ok(head))
 		head = ENC_RX_START;
-	regmap_write(priv->map, ERXTAIL, enc_rx_tail(head));
+	priv->rx_tail = enc_rx_tail(head);
+	regmap_write(priv->map, ERXTAIL, priv->rx_tail);
 	ret = enc_ptr_write(priv, ENC_WRXRDPT, head);
 	if (ret)
 		return ret;
@@ -455,7 +456,8 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
  * counts every frame before @head).  ERXRDPT already points at the first
  * pending frame (it was set once when RX was armed, and every burst leaves
  * it exactly at the end of what was consumed), so a batch is: one RRXDATA
- * burst of the pending bytes, one SETPKTDEC per frame, one ERXTAIL write.
+ * burst of the pending bytes, one SETPKTDEC per frame, and an ERXTAIL
+ * write once ENC_RX_TAIL_LAZY bytes are held back (at once under pressure).
  * Should the burst have read past the last counted frame (an inconsistent
  * ERXHEAD), ERXRDPT is moved back to it, so nothing is lost or repeated.
  *
@@ -548,8 +550,16 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 	}
 
 	priv->rx_rdpt = pos;
-	if (frames && enc_rx_release(priv, frames, enc_rx_tail(pos)))
-		enc_rx_corrupt(priv, "SPI error", pos);
+	if (frames) {
+		u16 tail = enc_rx_tail(pos);
+		bool set_tail = priv->rx_deferred ||
+				enc_rx_tail_due(priv->rx_tail, tail);
+
+		if (enc_rx_release(priv, frames, tail, set_tail))
+			enc_rx_corrupt(priv, "SPI error", pos);
+		else if (set_tail)
+			priv->rx_tail = tail;
+	}
 }
 
 /* Count the overflow flags in @eir; returns those to clear */
@@ -1463,7 +1473,8 @@ static int enc_hw_init(struct enc_priv *priv)
 	if (ret)
 		return ret;
 	regmap_write(map, ERXST, ENC_RX_START);
-	regmap_write(map, ERXTAIL, enc_rx_tail(ENC_RX_START));
+	priv->rx_tail = enc_rx_tail(ENC_RX_START);
+	regmap_write(map, ERXTAIL, priv->rx_tail);
 	regmap_write(map, EUDAST, ENC_UDA_OFF_ST);
 	regmap_write(map, EUDAND, ENC_UDA_OFF_ND);
 	regmap_write(map, MAMXFL, ENC_MAX_FRAME);

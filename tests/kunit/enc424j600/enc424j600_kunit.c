@@ -47,6 +47,27 @@ static void enc_test_rx_tail_all(struct kunit *test)
 	}
 }
 
+/* ERXTAIL is given back once a quarter of the ring is held behind it,
+ * across the wrap too, and never for less
+ */
+static void enc_test_rx_tail_due(struct kunit *test)
+{
+	u16 t = enc_rx_tail(0x1000);
+
+	KUNIT_EXPECT_FALSE(test, enc_rx_tail_due(t, t));
+	KUNIT_EXPECT_FALSE(test, enc_rx_tail_due(t, t + ENC_RX_TAIL_LAZY - 2));
+	KUNIT_EXPECT_TRUE(test, enc_rx_tail_due(t, t + ENC_RX_TAIL_LAZY));
+	/* from the last tail of the ring to past its start */
+	t = enc_rx_tail(ENC_RX_START);
+	KUNIT_EXPECT_FALSE(test, enc_rx_tail_due(t, enc_rx_wrap(t + 2 + 0x100)));
+	KUNIT_EXPECT_TRUE(test, enc_rx_tail_due(t, enc_rx_wrap(t + ENC_RX_TAIL_LAZY)));
+	/* a tail the chip holds ahead of the new one is no reason to wait */
+	KUNIT_EXPECT_TRUE(test, enc_rx_tail_due(0x2000, 0x1ffe));
+	/* a quarter, never more than a quarter, of the ring */
+	KUNIT_EXPECT_LE(test, ENC_RX_TAIL_LAZY * 4, ENC_RX_SIZE);
+	KUNIT_EXPECT_GE(test, ENC_RX_TAIL_LAZY, 3 * ENC_MAX_FRAME);
+}
+
 static void enc_test_rx_wrap(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, enc_rx_wrap(0x5ffe), 0x5ffe);
@@ -376,6 +397,7 @@ static struct kunit_case enc424j600_logic_cases[] = {
 	KUNIT_CASE(enc_test_ring_layout),
 	KUNIT_CASE(enc_test_rx_tail),
 	KUNIT_CASE(enc_test_rx_tail_all),
+	KUNIT_CASE(enc_test_rx_tail_due),
 	KUNIT_CASE(enc_test_rx_wrap),
 	KUNIT_CASE(enc_test_rx_dist),
 	KUNIT_CASE(enc_test_rx_ptr_ok),
