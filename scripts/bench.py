@@ -645,9 +645,16 @@ def ping_extra(b, count, interval):
         "transactions_per_round_trip": m["model"]["transactions"] / rt if rt else None}
 
 
+# Frames that arrive alone, each on an interrupt of its own, as ping
+# replies do: 64-byte UDP payloads at 100 kbit/s (a frame every 5 ms)
+LONE_RATE_MBPS = 0.1
+
+
 def sweep_extras(short):
     s = 2 if short else 6
     return [("ping", lambda b: ping_extra(b, 10 if short else 30, 0.1)),
+            ("rx_lone", lambda b: sw.run_point(b, "rx", 64, LONE_RATE_MBPS, 3 if short else 4,
+                                               iperf3, model_delta)),
             ("tcp_rx", lambda b: tcp(b, False, s)),
             ("tcp_tx", lambda b: tcp(b, True, s))]
 
@@ -685,22 +692,7 @@ def run_sweep(names, repeats, short, seed, out, problems):
                                            iperf3, model_delta)
             runs[name].append(samples)
             extras[name].append(extra)
-    sweep = sw.aggregate(runs, rates, sw.PAYLOADS)
-    agg = sw.aggregate_extras(extras)
-    # The RX cost of a ping reply: a round trip's transactions less those
-    # of sending a frame alone (the TX sweep's lowest rate, MTU frames:
-    # one frame at a time), ranges from the two spreads
-    for name in names:
-        tx = sw.point(sweep, name, "tx", sw.PAYLOADS[0], rates[0])
-        pg = agg[name].get("ping", {})
-        if tx and tx["repeats"] and pg.get("transactions_per_round_trip") is not None:
-            pg["rx_transactions_per_frame"] = \
-                pg["transactions_per_round_trip"] - tx["transactions_per_frame"]
-            pg["rx_transactions_per_frame_min"] = \
-                pg["transactions_per_round_trip_min"] - tx["transactions_per_frame_max"]
-            pg["rx_transactions_per_frame_max"] = \
-                pg["transactions_per_round_trip_max"] - tx["transactions_per_frame_min"]
-    return sweep, agg, rates
+    return sw.aggregate(runs, rates, sw.PAYLOADS), sw.aggregate_extras(extras), rates
 
 
 def main():

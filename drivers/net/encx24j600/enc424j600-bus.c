@@ -3,14 +3,15 @@
  * ENCX24J600 bus layer: raw SPI commands, SRAM windows and a regmap bus
  * that uses only the unbanked opcodes (RCRU/WCRU/BFSU/BFCU).
  *
- * Every chip-select frame is one spi_message holding exactly one
- * full-duplex spi_transfer: the opcode and its arguments lead the TX
- * buffer, data comes back at the matching offset of the RX buffer.  A
- * message is therefore always one CS assertion whatever the controller
- * does with cs_change, and controllers that act between the transfers of
- * a message (spi-pl022 runs the inter-transfer delay from its tasklet)
- * have nothing to do.  The counters below count one transaction per
- * message.
+ * Every chip-select frame is one full-duplex spi_transfer: the opcode and
+ * its arguments lead the TX buffer, data comes back at the matching
+ * offset of the RX buffer.  A frame is a message of its own, except the
+ * releases of an RX batch (one SETPKTDEC per frame, then ERXTAIL): those
+ * go as one message of several frames, CS deasserted between them
+ * (cs_change), so a batch of k frames costs one spi_sync, not k + 1.  On
+ * a small host the spi_sync (a wake-up, the controller's message pump)
+ * costs far more than the bus time of a one-byte frame.  The counters
+ * below count transactions (CS frames) and spi_sync calls apart.
  */
 
 #include <linux/kernel.h>
@@ -164,38 +165,76 @@ int enc_rx_read(struct enc_priv *priv, size_t len)
 	return ret;
 }
 
+/* Send the @n CS frames queued in priv->rel_xfers as one message;
+ * bus_lock held.
+ */
+static int enc_xfer_frames(struct enc_priv *priv, unsigned int n)
+{
+	struct spi_transfer *t = priv->rel_xfers;
+	struct spi_message m;
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&priv->bus_lock);
+
+	spi_message_init(&m);
+	for (i = 0; i < n; i++) {
+		/* CS goes up between the frames, not after the last */
+		t[i].cs_change = i + 1 < n;
+		t[i].cs_change_delay.value = ENC_CS_HIGH_NS;
+		t[i].cs_change_delay.unit = SPI_DELAY_UNIT_NSECS;
+		priv->bstats.spi_bytes += t[i].len;
+		spi_message_add_tail(&t[i], &m);
+	}
+	priv->bstats.spi_syncs++;
+	priv->bstats.spi_transactions += n;
+	ret = spi_sync(priv->spi, &m);
+	if (ret && net_ratelimit())
+		dev_err(&priv->spi->dev, "SPI transfer failed: %d\n", ret);
+	return ret;
+}
+
 /* Give @frames consumed frames back to the chip: one SETPKTDEC each and,
- * if @set_tail, one WCRU of ERXTAIL.  With chain_cmds the 1-byte commands
- * share CS frames (up to ENC_MAX_DEC_CHAIN of them), the last of them
- * leading the WCRU.
+ * if @set_tail, one WCRU of ERXTAIL, up to ENC_REL_XFERS CS frames to a
+ * message.  With chain_cmds the 1-byte commands share CS frames (up to
+ * ENC_MAX_DEC_CHAIN of them), the last of them leading the WCRU.
+ *
+ * bufs->cmd holds ENC_MAX_DEC_CHAIN SETPKTDECs and then the ERXTAIL
+ * write, so every frame is a slice of it: k SETPKTDECs are the k bytes
+ * before the WCRU, with or without it.
  */
 int enc_rx_release(struct enc_priv *priv, unsigned int frames, u16 tail,
 		   bool set_tail)
 {
-	u8 *cmd = priv->bufs->cmd;
-	unsigned int k = 0;
+	u8 *wcru = priv->bufs->cmd + ENC_MAX_DEC_CHAIN;
+	struct spi_transfer *t = priv->rel_xfers;
+	unsigned int k, n = 0;
 	int ret = 0;
 
 	mutex_lock(&priv->bus_lock);
-	while (frames) {
-		k = chain_cmds ? min_t(unsigned int, frames, ENC_MAX_DEC_CHAIN) : 1;
+	memset(priv->bufs->cmd, ENC_SETPKTDEC, ENC_MAX_DEC_CHAIN);
+	wcru[0] = ENC_WCRU;
+	wcru[1] = ERXTAIL;
+	put_unaligned_le16(tail, &wcru[2]);
+	while (frames || set_tail) {
+		k = chain_cmds ? min_t(unsigned int, frames, ENC_MAX_DEC_CHAIN) :
+				 min_t(unsigned int, frames, 1);
 		frames -= k;
-		if (!frames && chain_cmds && set_tail)
-			break;		/* these lead the ERXTAIL write */
-		memset(cmd, ENC_SETPKTDEC, k);
-		ret = enc_xfer(priv, cmd, NULL, k);
-		if (ret)
-			goto out;
-		k = 0;
+		memset(&t[n], 0, sizeof(t[n]));
+		t[n].tx_buf = wcru - k;
+		t[n].len = k;
+		if (!frames && set_tail && (chain_cmds || !k)) {
+			/* these lead the ERXTAIL write, or it goes alone */
+			t[n].len += 4;
+			set_tail = false;
+		}
+		if (++n == ENC_REL_XFERS || (!frames && !set_tail)) {
+			ret = enc_xfer_frames(priv, n);
+			if (ret)
+				break;
+			n = 0;
+		}
 	}
-	if (!set_tail)
-		goto out;
-	memset(cmd, ENC_SETPKTDEC, k);
-	cmd[k] = ENC_WCRU;
-	cmd[k + 1] = ERXTAIL;
-	put_unaligned_le16(tail, &cmd[k + 2]);
-	ret = enc_xfer(priv, cmd, NULL, k + 4);
-out:
 	mutex_unlock(&priv->bus_lock);
 	return ret;
 }

@@ -245,6 +245,13 @@ static inline bool enc_is_macmii(unsigned int reg)
 #define ENC_RX_BUF_SIZE		ENC_RX_SIZE
 #define ENC_SFR_XFER_MAX	ENC_SFR_SIZE
 #define ENC_MAX_DEC_CHAIN	28	/* SETPKTDECs leading one WCRU */
+#define ENC_REL_XFERS		32	/* CS frames in one release message */
+/* CS high time between the frames of one message.  The chip's own
+ * minimum is not in the datasheet text we have (chip-facts 20); the
+ * ENC28J60's CS disable time is 50 ns.  Without it the SPI core would
+ * wait its default 10 us.
+ */
+#define ENC_CS_HIGH_NS		50
 
 /* Everything the SPI controller may DMA to or from: kmalloc'ed, each
  * buffer on its own DMA cache line (ARCH_DMA_MINALIGN, not the CPU's
@@ -254,7 +261,7 @@ struct enc_dma_bufs {
 	u8 tx[2 + ENC_SFR_XFER_MAX] __aligned(ARCH_DMA_MINALIGN);
 	u8 rx[2 + ENC_SFR_XFER_MAX] __aligned(ARCH_DMA_MINALIGN);
 	/* TX-only scratch: chained SETPKTDECs + the ERXTAIL write */
-	u8 cmd[32] __aligned(ARCH_DMA_MINALIGN);
+	u8 cmd[ENC_MAX_DEC_CHAIN + 4] __aligned(ARCH_DMA_MINALIGN);
 };
 
 /* Counters kept by the bus layer (protected by bus_lock) */
@@ -322,6 +329,7 @@ struct enc_priv {
 	struct mutex bus_lock;
 	struct enc_dma_bufs *bufs;
 	struct enc_bus_stats bstats;
+	struct spi_transfer rel_xfers[ENC_REL_XFERS];	/* enc_rx_release() */
 
 	/* Device state: held by the IRQ thread, the work items and the
 	 * ethtool/ndo paths that talk to the chip.  Lock order:
