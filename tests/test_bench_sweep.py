@@ -94,6 +94,13 @@ def test_sweep_wedge_recorded_series_go_on_with_a_new_board(logdir):
     assert [p["wedged"] for p in pts] == [False, True, True, True], pts
     assert pts[1]["repeats"] == 0 and pts[0]["repeats"] == 2
     assert pts[0]["lost"] == 10 and pts[0]["pps"] == 690.0, pts[0]
+    md = sw.sweep_report(sweep, {}, {}, rates, payloads, 2, 1)
+    row = next(l for l in md.splitlines()[md.splitlines().index("### RX, 64-byte payloads"):]
+               if l.startswith("| transactions/frame, 5 Mbit/s"))
+    assert "wedged at 5 Mbit/s offered" in row, row
+    row = next(l for l in md.splitlines()[md.splitlines().index("### RX, 64-byte payloads"):]
+               if l.startswith("| transactions/frame, 10 Mbit/s"))
+    assert "not run: wedged at a lower rate" in row, row
 
 
 def test_sweep_verdicts_follow_the_spreads(logdir):
@@ -129,7 +136,14 @@ def test_sweep_report_and_charts(logdir):
     sweep = sw.aggregate(runs, rates, payloads)
     goals = sw.sweep_goals(sweep, {}, rates, payloads)
     k = "RX transactions/frame at saturation, 64 B, in-tree / ours"
-    assert goals[k]["verdict"] == "in-tree wedged here", goals[k]
+    assert goals[k]["verdict"] == "in-tree did not survive here", goals[k]
+    k = "RX small-frame packet rate at saturation, ours / in-tree"
+    assert goals[k]["verdict"] == "met: in-tree did not survive here", goals[k]
+    # ours losing a point misses its goals there, whatever the peer did
+    lost = sw.aggregate({"ours": runs["in-tree"], "in-tree": runs["ours"]}, rates, payloads)
+    g = sw.sweep_goals(lost, {}, rates, payloads)
+    k = "RX transactions/frame at saturation, 64 B, in-tree / ours"
+    assert g[k]["verdict"] == "missed: ours did not survive", g[k]
     md = sw.sweep_report(sweep, {}, goals, rates, payloads, 1, 7)
     assert "wedged at saturation offered" in md, md
     for key, name in (("transactions_per_frame", "t"), ("delivered_mbps", "d")):

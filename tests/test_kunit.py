@@ -20,7 +20,7 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 # with the source.
 SUITES = [("regmap_v44_kunit", "regmap_v44", "tests/kunit/regmap/regmap_v44_kunit.c", 10),
           ("enc424j600_kunit", "enc424j600_logic",
-           "tests/kunit/enc424j600/enc424j600_kunit.c", 16)]
+           "tests/kunit/enc424j600/enc424j600_kunit.c", 17)]
 KUNIT_CASE = re.compile(r"^\s*KUNIT_CASE\((\w+)\)", re.M)
 
 

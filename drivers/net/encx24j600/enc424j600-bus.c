@@ -25,7 +25,7 @@
 static bool chain_cmds;
 module_param(chain_cmds, bool, 0444);
 MODULE_PARM_DESC(chain_cmds,
-		 "Send the SETPKTDEC commands of an RX batch and the ERXTAIL write in one chip-select frame (default: off)");
+		 "Chain the SETPKTDEC commands of an RX batch in chip-select frames of up to 28, the last leading the ERXTAIL write when one is due (default: off)");
 
 /* Send one CS frame: @len bytes from @tx, answer into @rx (may be NULL);
  * bus_lock held.
@@ -218,7 +218,7 @@ int enc_rx_release(struct enc_priv *priv, unsigned int frames, u16 tail,
 	put_unaligned_le16(tail, &wcru[2]);
 	while (frames || set_tail) {
 		k = chain_cmds ? min_t(unsigned int, frames, ENC_MAX_DEC_CHAIN) :
-				 min_t(unsigned int, frames, 1);
+				 !!frames;
 		frames -= k;
 		memset(&t[n], 0, sizeof(t[n]));
 		t[n].tx_buf = wcru - k;

@@ -457,7 +457,8 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
  * pending frame (it was set once when RX was armed, and every burst leaves
  * it exactly at the end of what was consumed), so a batch is: one RRXDATA
  * burst of the pending bytes, one SETPKTDEC per frame, and an ERXTAIL
- * write once ENC_RX_TAIL_LAZY bytes are held back (at once under pressure).
+ * write: at once for a batch of several frames, one that leaves frames
+ * behind or one of rx_work, else once ENC_RX_TAIL_LAZY bytes are held back.
  * Should the burst have read past the last counted frame (an inconsistent
  * ERXHEAD), ERXRDPT is moved back to it, so nothing is lost or repeated.
  *
@@ -552,7 +553,8 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 	priv->rx_rdpt = pos;
 	if (frames) {
 		u16 tail = enc_rx_tail(pos);
-		bool set_tail = priv->rx_deferred ||
+		/* lazy only for a lone frame that left the ring empty */
+		bool set_tail = priv->rx_deferred || frames > 1 || pos != head ||
 				enc_rx_tail_due(priv->rx_tail, tail);
 
 		if (enc_rx_release(priv, frames, tail, set_tail))

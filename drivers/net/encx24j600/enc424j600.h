@@ -226,13 +226,14 @@ static inline bool enc_is_macmii(unsigned int reg)
 #define ENC_TX_SIZE		VLAN_ETH_FRAME_LEN			/* 1518 */
 #define ENC_RX_START		(ENC_TX_START + ENC_TX_SIZE)		/* 0x05ee */
 #define ENC_RX_SIZE		(ENC_SRAM_END + 1 - ENC_RX_START)
-/* Consumed ring space is given back (ERXTAIL written) once this much of
- * it is held back, not after every frame: a frame that arrives alone
- * costs one transaction less, and a burst still finds three quarters of
- * the free ring.  A ring under pressure (rx_work draining it) gets its
- * space back at once.
+/* The space of a frame that arrived alone is given back (ERXTAIL
+ * written) once this much is held back, not after every frame: such a
+ * frame costs one transaction less, and a burst still finds three
+ * quarters of the free ring.  A batch of several frames, or one that
+ * leaves frames behind, gives its space back at once.
  */
 #define ENC_RX_TAIL_LAZY	(ENC_RX_SIZE / 4)
+static_assert(ENC_RX_TAIL_LAZY * 4 <= ENC_RX_SIZE);
 #define ENC_TX_PAD_MAX		32	/* filler is cheaper than a WGPWRPT */
 #define ENC_PTR_UNKNOWN		0xffff
 #define ENC_UDA_OFF_ST		0x6000	/* park the user area outside SRAM */
