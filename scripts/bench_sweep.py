@@ -50,6 +50,11 @@ class Wedged(Exception):
     """The guest stopped answering: the board is lost."""
 
 
+class Lost(Wedged):
+    """The guest did not answer before the point started: the aftermath
+    of an earlier point, not this one's doing."""
+
+
 class PointError(Exception):
     """The point failed, but the guest still answers."""
 
@@ -88,7 +93,7 @@ def run_point(b, dirn, payload, rate, seconds, iperf3, model_delta):
         b.run("iperf-server")
         busy0, total0 = cpu_jiffies(b)
     except Exception as e:  # noqa: BLE001
-        raise Wedged(f"the guest did not answer before the point: {e}") from e
+        raise Lost(f"the guest did not answer before the point: {e}") from e
     s0 = b.stats()
     args = ["-u", "-b", f"{rate or SATURATION_MBPS}M", "-l", str(payload)]
     if dirn == "tx":
@@ -218,7 +223,17 @@ def run_repeat(name, boot, rates, payloads, seconds, extras, log, iperf3, model_
                         samples[key] = {"wedged": why}
                         continue
                     try:
-                        s = run_point(bd, dirn, payload, rate, seconds, iperf3, model_delta)
+                        try:
+                            s = run_point(bd, dirn, payload, rate, seconds, iperf3, model_delta)
+                        except Lost as e:
+                            # a board an earlier point left dying: this
+                            # point gets a new one, once
+                            log(f"    {name}: {first_line(e)}: a new board")
+                            fresh(lost=True, again=False)
+                            bd, why = board()
+                            if bd is None:
+                                raise Wedged(why) from e
+                            s = run_point(bd, dirn, payload, rate, seconds, iperf3, model_delta)
                         samples[key] = s
                         log(f"    {name} {dirn} {payload:>4} B {rate_label(rate):>11}: "
                             f"{s['delivered_mbps']:6.2f} Mbit/s {s['pps']:7.0f} pps  "

@@ -103,6 +103,33 @@ def test_sweep_wedge_recorded_series_go_on_with_a_new_board(logdir):
     assert "not run: wedged at a lower rate" in row, row
 
 
+def test_sweep_point_after_a_dying_board_gets_a_new_one(logdir):
+    """A point whose iperf3 run failed while the guest still answered,
+    but which left it dying: the next point finds no guest before it
+    starts and runs on a new board, instead of being charged a wedge."""
+    boards = []
+
+    class Dying(FakeBoard):
+        def run(self, cmd, timeout=30, check=True):
+            if self.dead and cmd == "true":
+                return 0, ""        # answers once, then is gone
+            return super().run(cmd, timeout, check)
+
+    @contextlib.contextmanager
+    def boot(name):
+        boards.append(Dying(("rx", 64, None)))
+        yield boards[-1]
+
+    rates, payloads = [2, None], [1472, 64]
+    iperf = make_iperf3(boards)
+    samples, _ = sw.run_repeat("in-tree", boot, rates, payloads, 0.01, [], lambda m: None,
+                               iperf, model_delta)
+    assert "wedged" in samples[("rx", 64, None)] or "error" in samples[("rx", 64, None)]
+    s = samples[("tx", 1472, 2)]
+    assert s.get("transactions_per_frame") == 3.0, s
+    assert len(boards) == 2, len(boards)
+
+
 def test_sweep_verdicts_follow_the_spreads(logdir):
     def fig(v, lo, hi):
         return {"x": v, "x_min": lo, "x_max": hi}
