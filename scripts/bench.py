@@ -409,7 +409,7 @@ def sweep_projection(sweep):
     return out
 
 
-def projection_report(proj):
+def projection_report(sweep, proj):
     L = ["## Projection for silicon at 14 MHz SPI, from the sweep", "",
          "Assumptions: the chip's SPI clock at its maximum, 14 MHz; "
          f"{PER_TRANSACTION_S * 1e6:.0f} us per transaction for chip select, the SPI "
@@ -421,9 +421,14 @@ def projection_report(proj):
          "(64-byte payloads).", "",
          "| driver | direction | payload | from | transactions/frame | SPI bytes/frame | "
          "frames/s | Mbit/s |", "|---|---|---|---|---|---|---|---|"]
-    for name, dirs in proj.items():
+    for name, dirs in sweep.items():
         for dirn, by_payload in dirs.items():
-            for payload, p in by_payload.items():
+            for payload in by_payload:
+                p = proj.get(name, {}).get(dirn, {}).get(payload)
+                if p is None:
+                    L.append(f"| {name} | {dirn.upper()} | {payload} B | survived no point "
+                             "| n/a | n/a | n/a | n/a |")
+                    continue
                 L.append(f"| {name} | {dirn.upper()} | {payload} B | {p['from']} | "
                          f"{p['transactions_per_frame']} | {p['spi_bytes_per_frame']} | "
                          f"{p['frames_per_s']} | {p['mbps']} |")
@@ -766,7 +771,7 @@ def main():
     if "sweep" in res:
         md += "\n" + sw.sweep_report(res["sweep"], res["sweep_extras"], res["goals"],
                                      res["sweep_rates"], sw.PAYLOADS, repeats, seed)
-        md += "\n" + projection_report(res["sweep_projection_14mhz"])
+        md += "\n" + projection_report(res["sweep"], res["sweep_projection_14mhz"])
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(md)
     print()

@@ -68,6 +68,9 @@ def on_alarm(signum, frame):
     raise TestTimeout("test exceeded its time bound")
 
 
+FAILED = []  # (test, first line of why, log directory), for the summary
+
+
 def report_subresults(name, subs, logdir, elapsed):
     """A test that returns a list of (name, passed, detail) sub-results
     counts each of them as one test: passed (True), failed (False) or
@@ -89,6 +92,7 @@ def report_subresults(name, subs, logdir, elapsed):
         else:
             failed += 1
             failures.append(f"{full}:\n{detail}\n")
+            FAILED.append((full, lines[0] if lines else "", logdir))
             print(f"  FAIL {full}" + (f": {lines[0]}" if lines else ""), flush=True)
             for line in lines[1:8]:
                 print(f"       {line}")
@@ -160,11 +164,20 @@ def main():
             failed += 1
             with open(os.path.join(logdir, "failure.txt"), "w") as f:
                 traceback.print_exc(file=f)
-            msg = str(e).strip().splitlines() or [type(e).__name__]
+            msg = str(e).strip().splitlines() or [""]
+            if not isinstance(e, AssertionError):
+                # a KeyError says only '64': name what was raised
+                msg[0] = f"{type(e).__name__}: {msg[0]}".rstrip(": ")
+            FAILED.append((name, msg[0], logdir))
             print(f"  FAIL {name} ({time.monotonic() - start:.1f}s): {msg[0]}", flush=True)
             for line in msg[1:8]:
                 print(f"       {line}")
             print(f"       logs: {os.path.relpath(logdir)}", flush=True)
+    if FAILED:
+        # the run's output is long: what failed, again, where it is read last
+        print("failed:")
+        for what, why, logdir in FAILED:
+            print(f"  {what}: {why[:200]} (logs: {os.path.relpath(logdir)})")
     print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""),
           flush=True)
     return 0 if failed == 0 else 1

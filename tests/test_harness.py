@@ -69,6 +69,13 @@ def test_harness_fails_each_provoked_test(logdir):
     control = any(l.startswith("  PASS test_provoked.test_provoked_control ") for l in lines)
     results.append(("the control (same steps, nothing provoked) passes", control,
                     f"see {logdir}/run.log"))
+    # the summary before the count names each failed test and its logs
+    summary = lines[lines.index("failed:") + 1:-1] if "failed:" in lines else []
+    unnamed = [n for n in PROVOKED
+               if not any(l.startswith(f"  test_provoked.{n}: ") and "(logs: " in l
+                          for l in summary)]
+    results.append(("the summary names each failed test and its logs", not unnamed,
+                    f"not named: {unnamed} (see {logdir}/run.log)"))
     last = lines[-1] if lines else ""
     want = f"1 passed, {len(PROVOKED)} failed"
     results.append((f"the run ends '{want}' and exits 1", last == want and p.returncode == 1,
