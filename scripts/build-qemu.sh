@@ -90,7 +90,7 @@ if ! stamp_ok "$OBJ/.config-stamp" "$cfg_hash"; then
 fi
 bin_hash=$(INPUTS_EXTRA="$series_hash $cfg_hash" inputs_hash /dev/null)
 # The model's qtests, and QEMU's own qtests that cover versatilepb
-QTESTS="encx24j600-test encx24j600-fuzz-test qom-test test-hmp device-introspect-test"
+QTESTS="encx24j600-test encx24j600-fuzz-test pl061-test qom-test test-hmp device-introspect-test"
 built=yes
 for t in qemu-system-arm $(printf 'tests/qtest/%s ' $QTESTS); do
 	[ -x "$OBJ/$t" ] || built=no
