@@ -18,7 +18,7 @@ ADD_FUNC = re.compile(r'qtest_add_func\("([^"]+)"')
 QTEST_SOURCE = "qemu/tests/qtest/encx24j600-test.c"
 QTEST_CASES = 92
 PL061_SOURCE = "qemu/tests/qtest/pl061-test.c"
-PL061_CASES = 4
+PL061_CASES = 5
 
 
 def source_cases(source):
