@@ -475,7 +475,8 @@ def sweep_report(sweep, extras, goals, rates, payloads, repeats, seed):
          f"order shuffled between repetitions (seed {seed}).  Transactions and SPI bytes "
          "per frame over each point's data phase (the model's counters); delivered rate "
          "and packets per second from iperf3's receiver; CPU from the guest's /proc/stat "
-         "(busy time over the whole point, per frame moved).", ""]
+         "(busy time, steal left out, over the data phase, per frame moved then; n/a "
+         "where the guest took over 0.5 s to answer).", ""]
     for dirn in DIRECTIONS:
         for payload in payloads:
             L += [f"### {dirn.upper()}, {payload}-byte payloads", "",
