@@ -37,6 +37,7 @@ static const char enc_drv_stat_names[][ETH_GSTRING_LEN] = {
 	"chip_resets",
 	"chip_lost",
 	"irq_storms",
+	"health_checks",
 	"mii_reads",
 	"mii_writes",
 };

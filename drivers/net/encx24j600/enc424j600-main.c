@@ -46,6 +46,8 @@ MODULE_PARM_DESC(offload,
 #define ENC_POLLS_PER_IRQ_TRY	100
 /* A chip that does not answer after it lost its state is tried again */
 #define ENC_RESTORE_RETRY	msecs_to_jiffies(100)
+/* A chip not heard from for this long is checked (see enc_health_work()) */
+#define ENC_HEALTH_INTERVAL	msecs_to_jiffies(500)
 /* Enable bits whose flag (same bit in EIR) is a cause for an interrupt */
 #define ENC_EIE_CAUSES		(ENC_EIE_RUN | EIE_TXIE)
 
@@ -679,6 +681,7 @@ static bool enc_service(struct enc_priv *priv)
 		enc_chip_lost(priv, lost);
 		return true;
 	}
+	priv->heard = jiffies;
 
 	/* TX completion first: the link handling below must know whether a
 	 * frame is still in flight.
@@ -781,6 +784,39 @@ static void enc_poll_work(struct work_struct *work)
 	} else {
 		schedule_delayed_work(&priv->poll_work, ENC_POLL_INTERVAL);
 	}
+	mutex_unlock(&priv->lock);
+}
+
+/* A chip reset behind the driver's back (brown-out, ESD) comes back with
+ * its interrupts disabled: on a quiet link, or one that only receives,
+ * neither an interrupt nor a transmission would ever tell.  A chip not
+ * heard from (a status read that found it configured) for
+ * ENC_HEALTH_INTERVAL is serviced here as the IRQ thread would: one status
+ * burst, which finds a lost chip and also what a lost edge left pending.
+ * A link in use pays nothing.
+ */
+static void enc_health_work(struct work_struct *work)
+{
+	struct enc_priv *priv = container_of(to_delayed_work(work),
+					     struct enc_priv, health_work);
+	unsigned long due;
+
+	mutex_lock(&priv->lock);
+	if (!priv->up) {
+		mutex_unlock(&priv->lock);
+		return;
+	}
+	due = priv->heard + ENC_HEALTH_INTERVAL;
+	/* recovering or polled: reset_work or poll_work talks to the chip */
+	if (priv->recovering || priv->irq_polled) {
+		due = jiffies + ENC_HEALTH_INTERVAL;
+	} else if (!time_before(jiffies, due)) {
+		priv->dstats.health_checks++;
+		enc_service(priv);
+		/* also when the read failed: checked again an interval on */
+		due = jiffies + ENC_HEALTH_INTERVAL;
+	}
+	schedule_delayed_work(&priv->health_work, due - jiffies);
 	mutex_unlock(&priv->lock);
 }
 
@@ -909,6 +945,8 @@ static bool enc_tx_st_lost(struct enc_priv *priv, const u8 *st)
 		enc_chip_lost(priv, "no answer on the bus");
 	else if (!(econ1 & ECON1_RXEN))
 		enc_chip_lost(priv, "registers back at their reset values");
+	else
+		priv->heard = jiffies;
 	return priv->recovering;
 }
 
@@ -1244,6 +1282,7 @@ static void enc_cancel_work(void *data)
 
 	cancel_delayed_work_sync(&priv->reset_work);
 	cancel_delayed_work_sync(&priv->poll_work);
+	cancel_delayed_work_sync(&priv->health_work);
 	cancel_work_sync(&priv->rx_work);
 	cancel_work_sync(&priv->tx_work);
 	cancel_work_sync(&priv->rx_mode_work);
@@ -1321,6 +1360,8 @@ static int enc_open(struct net_device *ndev)
 	mutex_lock(&priv->lock);
 	if (netif_device_present(ndev))
 		netif_start_queue(ndev);
+	priv->heard = jiffies;
+	schedule_delayed_work(&priv->health_work, ENC_HEALTH_INTERVAL);
 	mutex_unlock(&priv->lock);
 	return 0;
 
@@ -1622,6 +1663,7 @@ static int enc_probe(struct spi_device *spi)
 	INIT_WORK(&priv->rx_mode_work, enc_rx_mode_work);
 	INIT_DELAYED_WORK(&priv->reset_work, enc_reset_work);
 	INIT_DELAYED_WORK(&priv->poll_work, enc_poll_work);
+	INIT_DELAYED_WORK(&priv->health_work, enc_health_work);
 
 	priv->bufs = devm_kzalloc(dev, sizeof(*priv->bufs), GFP_KERNEL);
 	priv->rx_buf = devm_kmalloc(dev, 1 + ENC_RX_BUF_SIZE, GFP_KERNEL);

@@ -293,6 +293,7 @@ struct enc_drv_stats {
 	u64 chip_resets;
 	u64 chip_lost;
 	u64 irq_storms;
+	u64 health_checks;	/* status reads of a chip not heard from */
 	u64 mii_reads;		/* PHY register reads the driver started */
 	u64 mii_writes;		/* and writes */
 };
@@ -354,6 +355,7 @@ struct enc_priv {
 				 * before the TX slot is used again
 				 */
 	bool irq_polled;	/* INT stuck: the IRQ is off, poll_work polls */
+	unsigned long heard;	/* jiffies: a status read found it configured */
 	unsigned int idle_irqs;	/* interrupts in a row with nothing to do */
 	unsigned int polls;
 	bool tx_inflight;	/* SETTXRTS sent, completion not seen yet */
@@ -378,6 +380,7 @@ struct enc_priv {
 	struct work_struct rx_mode_work;
 	struct delayed_work reset_work;
 	struct delayed_work poll_work;
+	struct delayed_work health_work;
 
 	struct enc_net_stats nstats;
 
