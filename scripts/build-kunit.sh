@@ -29,7 +29,7 @@ done
 [ ${#mods[@]} -gt 0 ] || die "no test modules in ${SRCDIR#"$TOP"/}"
 
 hash=$(INPUTS_EXTRA="$(cat "$KSTAMP")" inputs_hash "$SRCDIR" \
-	"$DRV"/*.h "$TOP/scripts/build-kunit.sh")
+	"$DRV"/*.h "$DRV/compat" "$TOP/scripts/build-kunit.sh")
 built() {
 	local m
 	for m in "${mods[@]}"; do
@@ -58,13 +58,15 @@ build_all() {
 	for m in "${mods[@]}"; do
 		mkdir -p "$OUT/$m"
 		rsync -rlp --checksum --delete --exclude='*.o' --exclude='*.ko' --exclude='.*' \
-			--exclude='/include' \
+			--exclude='/include' --exclude='/compat' \
 			--filter='protect *.o' --filter='protect *.ko' --filter='protect .*' \
 			--filter='protect *.mod*' --filter='protect modules.order' \
 			--filter='protect Module.symvers' --filter='protect /include' \
+			--filter='protect /compat' \
 			"$SRCDIR/$m/" "$OUT/$m/"
 		mkdir -p "$OUT/$m/include"
 		rsync -rlp --checksum --delete "$DRV"/*.h "$OUT/$m/include/"
+		rsync -rlp --checksum --delete "$DRV/compat/" "$OUT/$m/compat/"
 		echo "--- $m"
 		make -C "$KSRC" O="$KOBJ" ARCH="$LINUX_ARCH" CROSS_COMPILE="$LINUX_CROSS" \
 			CC="$CC" M="$OUT/$m" W=1 $CHECK modules

@@ -12,7 +12,7 @@
 #include <linux/crc32.h>
 #include <linux/if_ether.h>
 #include <linux/types.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include "enc424j600.h"
 

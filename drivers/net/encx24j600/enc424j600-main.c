@@ -22,7 +22,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/spi/spi.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include "enc424j600.h"
 #include "enc424j600-logic.h"
