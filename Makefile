@@ -15,7 +15,13 @@ S := scripts
 override KFLAVOR := $(if $(filter command line,$(origin KFLAVOR)),$(KFLAVOR),)
 export KFLAVOR
 
-.PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan qemu-patches rootfs images images-debug build clean distclean
+# The kernel version (config/versions.sh: LINUX_VERSIONS, LINUX_DEFAULT):
+# make KVER=6.12 demo|bench|images ...
+export KVER
+LINUX_VERSIONS := $(shell . config/versions.sh; echo $$LINUX_VERSIONS)
+KVER_MAIN := $(or $(KVER),$(shell . config/versions.sh; echo $$LINUX_DEFAULT))
+
+.PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan qemu-patches rootfs images images-debug images-debug-others build clean distclean
 
 all: demo
 
@@ -59,7 +65,14 @@ images: kernel rootfs
 images-debug:
 	@$(MAKE) --no-print-directory images KFLAVOR=debug
 
-build: qemu qemu-asan images images-debug
+# The test kernel of each other kernel version too: the tests marked
+# every_kernel run on each (tests/run.py)
+images-debug-others:
+	@for v in $(filter-out $(KVER_MAIN),$(LINUX_VERSIONS)); do \
+		$(MAKE) --no-print-directory images KFLAVOR=debug KVER=$$v || exit 1; \
+	done
+
+build: qemu qemu-asan images images-debug images-debug-others
 
 demo: qemu images
 	@python3 $(S)/demo.py
@@ -68,7 +81,7 @@ test:
 	@$(S)/test.sh
 
 clean:
-	rm -rf build/test-logs build/driver* build/kunit* build/images* build/rootfs/tree* build/rootfs/modules*
+	rm -rf build/test-logs build/driver* build/kunit* build/images* build/rootfs/tree* build/rootfs/modules* build/rootfs/initramfs*
 
 distclean:
 	rm -rf build

@@ -4,13 +4,18 @@
 # Debian release whose packages we build from and put in the guest.
 DEBIAN_SUITE=bookworm
 
-# Kernel: Debian's linux-source package (the tarball lands in /usr/src).
-LINUX_SOURCE_PKG=linux-source-6.1
-LINUX_SOURCE_TARBALL=/usr/src/linux-source-6.1.tar.xz
+# Kernels: Debian's linux-source-<version> packages (the tarballs land in
+# /usr/src; 6.12 comes from the security suite).  KVER picks one, by
+# default LINUX_DEFAULT; patches/linux/<version> holds what each needs.
+LINUX_VERSIONS="6.1 6.12"
+LINUX_DEFAULT=6.1
 LINUX_ARCH=arm
 LINUX_CROSS=arm-linux-gnueabi-
 LINUX_DEFCONFIG=versatile_defconfig
-LINUX_DTB=versatile-pb.dtb
+# The board's device tree in each tree (6.5 moved ARM's into vendor
+# directories)
+LINUX_DTB_6_1=versatile-pb.dtb
+LINUX_DTB_6_12=arm/versatile-pb.dtb
 
 # QEMU: Debian's source package, built for this target only.
 QEMU_SOURCE_PKG=qemu

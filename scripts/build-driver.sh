@@ -1,12 +1,11 @@
 #!/bin/bash
 # Build our driver (drivers/net/encx24j600) as an out-of-tree module against
-# the kernel in build/linux.  Sources are copied to build/driver first so the
+# the kernel in build/linux-KVER.  Sources are copied to build/driver-KVER first so the
 # repository stays free of build output.
 #   build-driver.sh          build the module (W=1)
 #   build-driver.sh check    also run sparse (C=2) and fail on any warning
 . "$(dirname "$0")/lib.sh"
 
-KSRC=$BUILD/linux/src
 DRV=$TOP/drivers/net/encx24j600
 OUT=$BUILD/driver$KSUF
 # The static check builds a copy of its own, so it never disturbs the
@@ -44,12 +43,12 @@ fi
 
 hash=$(INPUTS_EXTRA="$(cat "$KSTAMP")" inputs_hash "$DRV" "$TOP/scripts/build-driver.sh")
 if stamp_ok "$OUT/.stamp" "$hash" && [ -f "$OUT/enc424j600.ko" ]; then
-	say "driver${KFLAVOR:+ ($KFLAVOR)}: up to date"
+	say "driver ($KNAME): up to date"
 	exit 0
 fi
 rm -f "$OUT/.stamp"
 log=$LOGS/driver-build$KSUF.log
-run_step "building driver module${KFLAVOR:+ ($KFLAVOR)}" "$log" "${KMAKE[@]}" CC="$CC" W=1 modules
+run_step "building driver module ($KNAME)" "$log" "${KMAKE[@]}" CC="$CC" W=1 modules
 if grep -E 'warning:' "$log"; then
 	die "the driver build has warnings (log: $log)"
 fi

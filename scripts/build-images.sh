@@ -9,7 +9,7 @@ need_cmd mkimage u-boot-tools
 [ -f "$ZIMAGE" ] || die "$ZIMAGE missing: build the kernel first (make kernel)"
 mkdir -p "$IMG"
 if [ "$IMG/uImage" -nt "$ZIMAGE" ]; then
-	say "kernel image${KFLAVOR:+ ($KFLAVOR)}: up to date"
+	say "kernel image ($KNAME): up to date"
 else
 	mkimage -A arm -O linux -T kernel -C none -a "$UIMAGE_LOADADDR" -e "$UIMAGE_LOADADDR" \
 		-n "Linux $(cat "$KOBJ/include/config/kernel.release")" \
@@ -18,7 +18,7 @@ else
 fi
 hash=$(inputs_hash "$TOP/dts" "$KOBJ/arch/arm/boot/dts/$LINUX_DTB" "$TOP/scripts/build-dtb.sh")
 if stamp_ok "$IMG/.dtb-stamp" "$hash" && [ -f "$IMG/versatile-pb-encx24j600.dtb" ]; then
-	say "device tree${KFLAVOR:+ ($KFLAVOR)}: up to date"
+	say "device tree ($KNAME): up to date"
 else
 	"$TOP/scripts/build-dtb.sh"
 	stamp_set "$IMG/.dtb-stamp" "$hash"

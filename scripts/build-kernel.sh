@@ -1,14 +1,14 @@
 #!/bin/bash
-# Build the guest kernel: Debian's linux-source-6.1 for versatilepb, with
+# Build the guest kernel: Debian's linux-source-$KVER for versatilepb, with
 # config/linux.fragment (and for KFLAVOR=debug config/linux-debug.fragment)
 # on top of versatile_defconfig, dtbs with symbols (so overlays can be
 # merged), and modules (the in-tree encx24j600 peer).
 . "$(dirname "$0")/lib.sh"
 
-SRC=$BUILD/linux/src
+SRC=$KSRC
 OBJ=$KOBJ
-PATCHES=$TOP/patches/linux
-mkdir -p "$BUILD/linux"
+PATCHES=$LINUX_PATCHES
+mkdir -p "$KDIR"
 
 need_cmd ${LINUX_CROSS}gcc gcc-arm-linux-gnueabi
 need_cmd dtc device-tree-compiler
@@ -19,32 +19,32 @@ src_version=$(pkg_version "$LINUX_SOURCE_PKG")
 INPUTS_EXTRA="$src_version $(${LINUX_CROSS}gcc --version | head -n1)" \
 	hash=$(inputs_hash "${KFRAGMENTS[@]}" "$PATCHES" "$TOP/scripts/build-kernel.sh" "$TOP/config/versions.sh")
 if stamp_ok "$KSTAMP" "$hash" && [ -f "$OBJ/arch/arm/boot/zImage" ]; then
-	say "kernel${KFLAVOR:+ ($KFLAVOR)}: up to date"
+	say "kernel ($KNAME): up to date"
 	exit 0
 fi
 
-# The source tree: Debian's tarball plus our series in patches/linux.  A
+# The source tree: Debian's tarball plus our series in patches/linux/$KVER.  A
 # changed series re-extracts into a fresh tree that is synced by content,
 # so unchanged files keep their timestamps and do not rebuild.
 src_hash=$(INPUTS_EXTRA=$src_version inputs_hash "$PATCHES")
-if ! stamp_ok "$BUILD/linux/.src-stamp" "$src_hash"; then
+if ! stamp_ok "$KDIR/.src-stamp" "$src_hash"; then
 	prepare() {
 		set -e
-		rm -rf "$BUILD/linux/fresh"
-		mkdir -p "$BUILD/linux/fresh" "$SRC"
-		tar -xf "$LINUX_SOURCE_TARBALL" -C "$BUILD/linux/fresh" --strip-components=1
+		rm -rf "$KDIR/fresh"
+		mkdir -p "$KDIR/fresh" "$SRC"
+		tar -xf "$LINUX_SOURCE_TARBALL" -C "$KDIR/fresh" --strip-components=1
 		local p
 		for p in "$PATCHES"/*.patch; do
 			[ -e "$p" ] || continue
 			echo "applying ${p##*/}"
-			patch -d "$BUILD/linux/fresh" -p1 --forward --batch <"$p"
+			patch -d "$KDIR/fresh" -p1 --forward --batch <"$p"
 		done
-		rsync -a --checksum --delete "$BUILD/linux/fresh/" "$SRC/"
-		rm -rf "$BUILD/linux/fresh"
+		rsync -a --checksum --delete "$KDIR/fresh/" "$SRC/"
+		rm -rf "$KDIR/fresh"
 	}
-	run_step "unpacking $LINUX_SOURCE_PKG $src_version and applying patches/linux" \
-		"$LOGS/linux-unpack.log" prepare
-	stamp_set "$BUILD/linux/.src-stamp" "$src_hash"
+	run_step "unpacking $LINUX_SOURCE_PKG $src_version and applying patches/linux/$KVER" \
+		"$LOGS/linux-unpack-$KVER.log" prepare
+	stamp_set "$KDIR/.src-stamp" "$src_hash"
 fi
 
 ccache_env
@@ -58,7 +58,7 @@ configure() {
 	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${KFRAGMENTS[@]}" &&
 	"${KMAKE[@]}" olddefconfig
 }
-run_step "configuring kernel${KFLAVOR:+ ($KFLAVOR)}" "$LOGS/linux-config$KSUF.log" configure
+run_step "configuring kernel ($KNAME)" "$LOGS/linux-config$KSUF.log" configure
 
 # Every option the fragment asks for must have survived olddefconfig.
 bad=0
@@ -71,6 +71,6 @@ while IFS= read -r line; do
 done < <(cat "${KFRAGMENTS[@]}" | grep -v '^#' | sed '/^$/d')
 [ $bad -eq 0 ] || die "kernel config does not match ${KFRAGMENTS[*]#"$TOP"/} (see $OBJ/.config)"
 
-run_step "building kernel${KFLAVOR:+ ($KFLAVOR)}, modules and dtbs (about 5 min on 2 cores)" "$LOGS/linux-build$KSUF.log" \
+run_step "building kernel ($KNAME), modules and dtbs (about 5 min on 2 cores)" "$LOGS/linux-build$KSUF.log" \
 	"${KMAKE[@]}" -j"$(nproc)" DTC_FLAGS=-@ zImage modules dtbs
 stamp_set "$KSTAMP" "$hash"

@@ -8,7 +8,6 @@
 #   build-kunit.sh check    a separate W=1 + sparse (C=2) build; any warning fails
 . "$(dirname "$0")/lib.sh"
 
-KSRC=$BUILD/linux/src
 SRCDIR=$TOP/tests/kunit
 DRV=$TOP/drivers/net/encx24j600
 OUT=$BUILD/kunit$KSUF
@@ -37,7 +36,7 @@ built() {
 	done
 }
 if [ -z "$CHECK" ] && stamp_ok "$OUT/.stamp" "$hash" && built; then
-	say "kunit modules${KFLAVOR:+ ($KFLAVOR)}: up to date"
+	say "kunit modules ($KNAME): up to date"
 	exit 0
 fi
 rm -f "$OUT/.stamp"
@@ -73,7 +72,7 @@ build_all() {
 	done
 }
 log=$LOGS/kunit-build${CHECK:+-check}$KSUF.log
-run_step "building KUnit test modules${KFLAVOR:+ ($KFLAVOR)} (${mods[*]})${CHECK:+ with W=1 and sparse}" "$log" build_all
+run_step "building KUnit test modules ($KNAME) (${mods[*]})${CHECK:+ with W=1 and sparse}" "$log" build_all
 if grep -E 'warning:|error:' "$log"; then
 	die "the KUnit modules' build has warnings (log: ${log#"$TOP"/})"
 fi

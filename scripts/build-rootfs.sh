@@ -44,7 +44,7 @@ fi
 # The kernel's modules (the in-tree encx24j600 peer among them) and ours go
 # to /lib/modules/<release> with a modules.dep, so the guest's modprobe
 # resolves dependencies (encx24j600 needs encx24j600-regmap).
-KSRC=$BUILD/linux/src
+
 OURS=$BUILD/driver$KSUF/enc424j600.ko
 [ -f "$OURS" ] || die "$OURS missing: build the driver first (make driver)"
 [ -f "$KOBJ/modules.order" ] || die "kernel modules missing: build the kernel first (make kernel)"
@@ -55,7 +55,7 @@ kver=$(cat "$KOBJ/include/config/kernel.release")
 hash=$(INPUTS_EXTRA="$base_hash $kver" inputs_hash "$TOP/guest" "$OURS" \
 	"${KUNIT_KOS[@]}" "$KOBJ/modules.order" "$KOBJ/arch/arm/boot/zImage")
 if stamp_ok "$RDIR/.stamp$KSUF" "$hash" && [ -f "$IMG/initramfs.uimg" ]; then
-	say "initramfs${KFLAVOR:+ ($KFLAVOR)}: up to date"
+	say "initramfs ($KNAME): up to date"
 	exit 0
 fi
 
@@ -94,5 +94,5 @@ assemble() {
 	mkimage -A arm -O linux -T ramdisk -C none -n "encx24j600 test guest" \
 		-d "$RDIR/initramfs$KSUF.cpio" "$IMG/initramfs.uimg"
 }
-run_step "packing the initramfs${KFLAVOR:+ ($KFLAVOR)}" "$LOGS/rootfs-pack$KSUF.log" assemble
+run_step "packing the initramfs ($KNAME)" "$LOGS/rootfs-pack$KSUF.log" assemble
 stamp_set "$RDIR/.stamp$KSUF" "$hash"

@@ -7,7 +7,7 @@
 PACKAGES=(
 	# cross toolchain and kernel build
 	gcc-arm-linux-gnueabi binutils-arm-linux-gnueabi libc6-dev-armel-cross
-	gcc libc6-dev cpp "$LINUX_SOURCE_PKG" make bc bison flex libssl-dev libelf-dev cpio kmod
+	gcc libc6-dev cpp make bc bison flex libssl-dev libelf-dev cpio kmod
 	rsync xz-utils patch ccache sparse
 	# images and device tree
 	u-boot-tools device-tree-compiler dt-schema
@@ -19,6 +19,11 @@ PACKAGES=(
 	# tests and benchmark on the host
 	python3 iperf3 gnuplot-nox
 )
+
+# every kernel the build knows, not only KVER: make test boots each
+for v in $LINUX_VERSIONS; do
+	PACKAGES+=("linux-source-$v")
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -11,18 +11,34 @@ LOGS=$BUILD/logs
 
 mkdir -p "$BUILD" "$LOGS"
 
-# Two guest kernels from one source tree: the production kernel (demo,
-# benchmark) and the test kernel (KFLAVOR=debug: lockdep, KASAN, UBSAN,
-# kmemleak ...; the test suite).  What is built against a kernel lives in
-# directories named with the flavour's suffix.
+# The kernel version (KVER, one of LINUX_VERSIONS) and two guest kernels
+# from each source tree: the production kernel (demo, benchmark) and the
+# test kernel (KFLAVOR=debug: lockdep, KASAN, UBSAN, kmemleak ...; the test
+# suite).  What is built against a kernel lives in directories named with
+# the version and flavour (KSUF: -6.1, -6.1-debug ...).
+KVER=${KVER:-$LINUX_DEFAULT}
+case " $LINUX_VERSIONS " in
+*" $KVER "*) ;;
+*) printf 'error: KVER=%s: must be one of %s\n' "$KVER" "$LINUX_VERSIONS" >&2; exit 1 ;;
+esac
 KFLAVOR=${KFLAVOR:-}
 case $KFLAVOR in
-'') KSUF= ;;
-debug) KSUF=-debug ;;
+''|debug) ;;
 *) printf 'error: KFLAVOR=%s: must be empty or "debug"\n' "$KFLAVOR" >&2; exit 1 ;;
 esac
-KOBJ=$BUILD/linux/obj$KSUF
-KSTAMP=$BUILD/linux/.stamp$KSUF
+KSUF=-$KVER${KFLAVOR:+-$KFLAVOR}
+# "6.1", "6.1 debug": for messages
+KNAME=$KVER${KFLAVOR:+ $KFLAVOR}
+LINUX_SOURCE_PKG=linux-source-$KVER
+LINUX_SOURCE_TARBALL=/usr/src/linux-source-$KVER.tar.xz
+dtb=LINUX_DTB_${KVER//./_}
+LINUX_DTB=${!dtb}
+unset dtb
+LINUX_PATCHES=$TOP/patches/linux/$KVER
+KDIR=$BUILD/linux-$KVER
+KSRC=$KDIR/src
+KOBJ=$KDIR/obj${KFLAVOR:+-$KFLAVOR}
+KSTAMP=$KDIR/.stamp${KFLAVOR:+-$KFLAVOR}
 KFRAGMENTS=("$TOP/config/linux.fragment")
 [ "$KFLAVOR" = debug ] && KFRAGMENTS+=("$TOP/config/linux-debug.fragment")
 IMAGES=$BUILD/images$KSUF

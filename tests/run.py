@@ -15,11 +15,20 @@ not a hang.  Any kernel problem a board of the test saw fails it
   run.py --list          names only
   run.py --dir DIR       the tests of another directory (tests/provoked:
                          tests that must fail, run by test_harness.py)
+  run.py --kver 6.12     on that kernel (config/versions.sh; default KVER or
+                         LINUX_DEFAULT)
+
+The whole suite runs on one kernel; then the tests marked every_kernel
+(boot, probe, ping, iperf3, the driver build, KUnit ...) run again on each
+other kernel of LINUX_VERSIONS, named test[version], and count in the same
+final line.  A run with -k stays on one kernel.
 """
 import argparse
 import importlib.util
+import json
 import os
 import signal
+import subprocess
 import sys
 import time
 import traceback
@@ -30,6 +39,9 @@ sys.path.insert(0, HERE)
 # The suite runs on the test kernel (lockdep, KASAN, UBSAN, kmemleak ...)
 # unless told otherwise; the benchmark's own runs use the production one.
 os.environ.setdefault("KFLAVOR", "debug")
+# the kernel, before lib.board reads it
+if "--kver" in sys.argv[:-1]:
+    os.environ["KVER"] = sys.argv[sys.argv.index("--kver") + 1]
 
 from lib import board  # noqa: E402
 from lib.board import BUILD  # noqa: E402
@@ -103,23 +115,55 @@ def report_subresults(name, subs, logdir, elapsed):
     return passed, failed, skipped
 
 
+def other_kernel(kver):
+    """The tests marked every_kernel on another kernel, in a run.py of its
+    own (the kernel is chosen before anything is imported).  Returns its
+    (passed, failed, skipped); its failures join FAILED."""
+    print(f"== the tests marked every_kernel on Linux {kver} ==", flush=True)
+    counts = os.path.join(BUILD, "test-logs", f"counts-{kver}.json")
+    if os.path.exists(counts):
+        os.remove(counts)
+    subprocess.run([sys.executable, os.path.abspath(__file__), "--kver", kver,
+                    "--every-kernel", "--counts", counts], check=False)
+    try:
+        with open(counts) as f:
+            c = json.load(f)
+    except (OSError, ValueError) as e:
+        FAILED.append((f"the run on Linux {kver}", f"it ended without its counts: {e}",
+                       os.path.join(BUILD, "test-logs", kver)))
+        return 0, 1, 0
+    FAILED.extend(tuple(x) for x in c["failed_list"])
+    return c["passed"], c["failed"], c["skipped"]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="", help="run tests whose name contains this")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--dir", default=HERE, help="where the test_*.py files are")
+    ap.add_argument("--kver", help="the kernel version to run on")
+    ap.add_argument("--every-kernel", action="store_true",
+                    help="only the tests marked every_kernel")
+    ap.add_argument("--counts", help="write the counts here as JSON instead of "
+                    "the final line (the other kernels' passes)")
     args = ap.parse_args()
 
-    tests = [(n, f) for n, f in discover(os.path.abspath(args.dir)) if args.k in n]
+    tests = [(n, f) for n, f in discover(os.path.abspath(args.dir)) if args.k in n
+             and (not args.every_kernel or getattr(f, "every_kernel", False))]
     if args.list:
         print("\n".join(n for n, _ in tests))
         return 0
     logroot = os.path.join(BUILD, "test-logs")
+    tag = ""
+    if args.every_kernel:
+        tag = f"[{board.KVER}]"
+        logroot = os.path.join(logroot, board.KVER)
     os.makedirs(logroot, exist_ok=True)
     signal.signal(signal.SIGALRM, on_alarm)
     passed = failed = skipped = 0
     for i, (name, fn) in enumerate(tests, 1):
         logdir = os.path.join(logroot, name)
+        name += tag
         os.makedirs(logdir, exist_ok=True)
         for stale in ("failure.txt", "splats.txt"):
             # what an earlier run reported must not pass for this run's
@@ -173,6 +217,19 @@ def main():
             for line in msg[1:8]:
                 print(f"       {line}")
             print(f"       logs: {os.path.relpath(logdir)}", flush=True)
+    if args.counts:
+        with open(args.counts, "w") as f:
+            json.dump({"passed": passed, "failed": failed, "skipped": skipped,
+                       "failed_list": FAILED}, f)
+        return 0 if failed == 0 else 1
+    if not args.k and args.dir == HERE and not args.every_kernel:
+        for kver in board.LINUX_VERSIONS:
+            if kver == board.KVER:
+                continue
+            p, f, sk = other_kernel(kver)
+            passed += p
+            failed += f
+            skipped += sk
     if FAILED:
         # the run's output is long: what failed, again, where it is read last
         print("failed:")

@@ -7,7 +7,7 @@ import json
 import re
 import subprocess
 
-from lib.board import OURS, Board, GuestError
+from lib.board import IN_TREE, OURS, Board, GuestError
 
 
 def boot_with_driver(logdir, name="board", **kw):
@@ -218,3 +218,24 @@ def test_model_counters_follow_traffic(logdir):
         assert s2["transactions"] > s["transactions"] and s2["tx-frames"] >= s["tx-frames"] + n
         per_frame = s["transactions"] / (s["tx-frames"] + s["rx-frames"])
         return f"{s['transactions']} transactions for {s['tx-frames']}+{s['rx-frames']} frames ({per_frame:.1f}/frame)"
+
+
+def test_in_tree_driver_on_the_model(logdir):
+    """The model answers a driver written against silicon as silicon
+    does: the in-tree encx24j600 driver probes, gets the link and pings."""
+    with Board(logdir).start() as b:
+        b.load_driver(IN_TREE)
+        b.net_up()
+        out = b.out("ping -c 5 -i 0.2 -W 2 10.0.2.2", timeout=30)
+        assert " 0% packet loss" in out, f"ping through the in-tree driver:\n{out}"
+        drv = b.out("basename $(readlink /sys/class/net/eth0/device/driver)")
+        assert drv == IN_TREE, f"eth0 is driven by {drv}"
+        check_no_splats(b)
+        return f"{IN_TREE} on {b.out('uname -r')}: 5 pings answered"
+
+
+# On every kernel of config/versions.sh, not only the one the suite runs on
+for _t in (test_probe_binds_and_mac, test_link_comes_up, test_ping_gateway,
+           test_iperf3_tcp_both_directions, test_module_unload_reload,
+           test_in_tree_driver_on_the_model):
+    _t.every_kernel = True

@@ -3,15 +3,16 @@ import os
 import re
 import subprocess
 
+from lib.board import KVER
+
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
-STEPS = ["host packages: all present", "kernel: up to date", "driver: up to date",
-         "kunit modules: up to date",
-         "QEMU: up to date", "initramfs: up to date", "kernel image: up to date",
-         "device tree: up to date",
-         # the test kernel and what is built against it
-         "kernel (debug): up to date", "driver (debug): up to date",
-         "initramfs (debug): up to date", "kernel image (debug): up to date"]
+STEPS = ["host packages: all present", "QEMU: up to date"] + [
+    f"{step} ({name}): up to date"
+    # the production kernel, the test kernel, and what is built against each
+    for name in (KVER, f"{KVER} debug")
+    for step in ("kernel", "driver", "kunit modules", "initramfs", "kernel image",
+                 "device tree")]
 
 
 def test_second_build_rebuilds_nothing(logdir):

@@ -169,3 +169,6 @@ def test_kunit(logdir):
 
 
 test_kunit.timeout = 600
+
+
+test_kunit.every_kernel = True

@@ -4,20 +4,22 @@ and sparse clean, and the overlay compiles without a dtc warning."""
 import os
 import subprocess
 
-from lib.board import BUILD
+from lib.board import BUILD, KERNEL_SRC, KFLAVOR, KSUF
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-KINC = os.path.join(BUILD, "linux", "src", "include")
+KINC = os.path.join(KERNEL_SRC, "include")
 
 
 def test_kunit_modules_w1_sparse_clean(logdir):
-    p = subprocess.run(["make", "-C", TOP, "--no-print-directory", "kunit-check"],
+    # against the kernel the suite runs on
+    p = subprocess.run(["make", "-C", TOP, "--no-print-directory", "kunit-check",
+                        f"KFLAVOR={KFLAVOR}"],
                        capture_output=True, text=True, timeout=600)
     with open(os.path.join(logdir, "kunit-check.log"), "w") as f:
         f.write(p.stdout + p.stderr)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     assert "W=1 and sparse clean" in p.stdout
-    log = open(os.path.join(BUILD, "logs", "kunit-build-check.log")).read()
+    log = open(os.path.join(BUILD, "logs", f"kunit-build-check{KSUF}.log")).read()
     assert log.count("  CHECK ") >= 2, "sparse did not run on the test modules"
 
 
@@ -33,3 +35,72 @@ def test_overlay_compiles_without_dtc_warnings(logdir):
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert not p.stderr.strip(), f"dtc warnings:\n{p.stderr}"
+
+
+test_kunit_modules_w1_sparse_clean.every_kernel = True
+
+
+# The Raspberry Pi boards the overlay is for, as the kernel tree names
+# their device trees (6.5 moved them to arch/arm/boot/dts/broadcom/)
+RPI_BOARDS = ("bcm2837-rpi-3-b", "bcm2711-rpi-4-b")
+
+
+def dt_compile(src, out, incs, logdir, symbols=True):
+    """cpp + dtc as the kernel's dtbs rule does; returns dtc's warnings."""
+    pp = os.path.join(logdir, os.path.basename(out) + ".pp.dts")
+    args = ["cpp", "-nostdinc", "-undef", "-x", "assembler-with-cpp", "-D__DTS__"]
+    for i in incs:
+        args += ["-I", i]
+    p = subprocess.run(args + [src, "-o", pp], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, f"cpp {src}: {p.stderr}"
+    p = subprocess.run(["dtc"] + (["-@"] if symbols else []) +
+                       ["-I", "dts", "-O", "dtb", "-o", out, pp],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, f"dtc {src}: {p.stderr}"
+    return p.stderr.strip()
+
+
+def fdtget(dtb, node, prop, kind="-t", fmt="s"):
+    p = subprocess.run(["fdtget", kind, fmt, dtb, node, prop],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, f"fdtget {node} {prop}: {p.stderr}"
+    return p.stdout.strip()
+
+
+def test_rpi_overlay_merges_into_the_boards_dtbs(logdir):
+    """dts/encx24j600-rpi.dtso compiles without a dtc warning and merges
+    with fdtoverlay into the Raspberry Pi 3 and 4 device trees of the
+    kernel tree: the chip under SPI0, enabled, on CE0, its interrupt on
+    GPIO 25 of the SoC's GPIO controller."""
+    dts = os.path.join(KERNEL_SRC, "arch", "arm", "boot", "dts")
+    incs = [dts, os.path.join(dts, "broadcom"), KINC]
+    ovl = os.path.join(logdir, "encx24j600-rpi.dtbo")
+    warn = dt_compile(os.path.join(TOP, "dts", "encx24j600-rpi.dtso"), ovl, [KINC], logdir)
+    assert not warn, f"dtc warnings on the overlay:\n{warn}"
+    merged = []
+    for board in RPI_BOARDS:
+        src = [p for p in (os.path.join(dts, f"{board}.dts"),
+                           os.path.join(dts, "broadcom", f"{board}.dts")) if os.path.exists(p)]
+        assert src, f"{board}.dts not in {dts}"
+        base = os.path.join(logdir, f"{board}.dtb")
+        dt_compile(src[0], base, incs, logdir)
+        out = os.path.join(logdir, f"{board}-encx24j600.dtb")
+        p = subprocess.run(["fdtoverlay", "-i", base, "-o", out, ovl],
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, f"fdtoverlay into {board}: {p.stderr}"
+        spi = fdtget(out, "/__symbols__", "spi")
+        gpio = fdtget(out, "/__symbols__", "gpio")
+        eth = f"{spi}/ethernet@0"
+        assert fdtget(out, spi, "status") == "okay", f"{board}: SPI0 not enabled"
+        assert fdtget(out, eth, "compatible") == "microchip,encx24j600", board
+        assert fdtget(out, eth, "reg", fmt="u") == "0", f"{board}: not on CE0"
+        gpio_phandle = fdtget(out, gpio, "phandle", fmt="u")
+        assert fdtget(out, eth, "interrupt-parent", fmt="u") == gpio_phandle, \
+            f"{board}: the interrupt is not on the SoC's GPIO controller"
+        assert fdtget(out, eth, "interrupts", fmt="u") == "25 8", \
+            f"{board}: interrupts {fdtget(out, eth, 'interrupts', fmt='u')}, not GPIO 25 low"
+        merged.append(board)
+    return f"merged into {', '.join(merged)} from {os.path.relpath(KERNEL_SRC, TOP)}"
+
+
+test_rpi_overlay_merges_into_the_boards_dtbs.every_kernel = True

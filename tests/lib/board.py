@@ -20,11 +20,29 @@ from .qmp import QMP
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
-# The kernel flavour: the production kernel by default (demo, benchmark),
-# the test kernel with the kernel's checkers for KFLAVOR=debug (the suite).
+
+
+def versions_sh(name):
+    """A variable of config/versions.sh, the one place for versions."""
+    with open(os.path.join(TOP, "config", "versions.sh")) as f:
+        for line in f:
+            if line.startswith(f"{name}="):
+                return line.split("=", 1)[1].strip().strip('"')
+    raise KeyError(f"{name} not in config/versions.sh")
+
+
+# The kernel version (KVER, as for make) and flavour: the production kernel
+# by default (demo, benchmark), the test kernel with the kernel's checkers
+# for KFLAVOR=debug (the suite).
+LINUX_VERSIONS = versions_sh("LINUX_VERSIONS").split()
+KVER = os.environ.get("KVER") or versions_sh("LINUX_DEFAULT")
 KFLAVOR = os.environ.get("KFLAVOR", "")
-PRODUCTION_IMAGES = os.path.join(BUILD, "images")
-IMAGES = os.path.join(BUILD, "images" + ("-debug" if KFLAVOR == "debug" else ""))
+# what the build names after the kernel (scripts/lib.sh: KSUF)
+KSUF = f"-{KVER}" + ("-debug" if KFLAVOR == "debug" else "")
+PRODUCTION_IMAGES = os.path.join(BUILD, f"images-{KVER}")
+IMAGES = os.path.join(BUILD, f"images{KSUF}")
+# the kernel tree the images were built from (its scripts and headers)
+KERNEL_SRC = os.path.join(BUILD, f"linux-{KVER}", "src")
 QEMU = os.environ.get("QEMU", os.path.join(BUILD, "qemu", "obj", "qemu-system-arm"))
 
 # Module names of the two drivers under comparison.
