@@ -18,7 +18,7 @@ export KFLAVOR
 # The kernel version (config/versions.sh: LINUX_VERSIONS, LINUX_DEFAULT):
 # make KVER=6.12 demo|bench|images ...
 export KVER
-LINUX_VERSIONS := $(shell . config/versions.sh; echo $$LINUX_VERSIONS)
+LINUX_SUITE_VERSIONS := $(shell . config/versions.sh; echo $$LINUX_SUITE_VERSIONS)
 KVER_MAIN := $(or $(KVER),$(shell . config/versions.sh; echo $$LINUX_DEFAULT))
 
 .PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan qemu-patches rootfs images images-debug images-debug-others build clean distclean
@@ -65,10 +65,10 @@ images: kernel rootfs
 images-debug:
 	@$(MAKE) --no-print-directory images KFLAVOR=debug
 
-# The test kernel of each other kernel version too: the tests marked
-# every_kernel run on each (tests/run.py)
+# The test kernel of each other kernel the suite boots (LINUX_SUITE_VERSIONS):
+# the tests marked every_kernel run on each (tests/run.py)
 images-debug-others:
-	@for v in $(filter-out $(KVER_MAIN),$(LINUX_VERSIONS)); do \
+	@for v in $(filter-out $(KVER_MAIN),$(LINUX_SUITE_VERSIONS)); do \
 		$(MAKE) --no-print-directory images KFLAVOR=debug KVER=$$v || exit 1; \
 	done
 

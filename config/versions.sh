@@ -9,6 +9,10 @@ DEBIAN_SUITE=bookworm
 # default LINUX_DEFAULT; patches/linux/<version> holds what each needs.
 LINUX_VERSIONS="6.1 6.12"
 LINUX_DEFAULT=6.1
+# The kernels make test boots: the whole suite on KVER, the tests marked
+# every_kernel on the others.  6.12 joins once its test kernel runs clean:
+# its whole-kernel UBSAN reports misaligned accesses in the core on ARMv5.
+LINUX_SUITE_VERSIONS="6.1"
 LINUX_ARCH=arm
 LINUX_CROSS=arm-linux-gnueabi-
 LINUX_DEFCONFIG=versatile_defconfig

@@ -41,6 +41,12 @@ KOBJ=$KDIR/obj${KFLAVOR:+-$KFLAVOR}
 KSTAMP=$KDIR/.stamp${KFLAVOR:+-$KFLAVOR}
 KFRAGMENTS=("$TOP/config/linux.fragment")
 [ "$KFLAVOR" = debug ] && KFRAGMENTS+=("$TOP/config/linux-debug.fragment")
+# what one version names its own way (linux[-debug]-<version>.fragment)
+for f in "$TOP/config/linux-$KVER.fragment" \
+	${KFLAVOR:+"$TOP/config/linux-$KFLAVOR-$KVER.fragment"}; do
+	if [ -f "$f" ]; then KFRAGMENTS+=("$f"); fi
+done
+unset f
 IMAGES=$BUILD/images$KSUF
 
 say()  { printf '==> %s\n' "$*"; }

@@ -20,8 +20,9 @@ not a hang.  Any kernel problem a board of the test saw fails it
 
 The whole suite runs on one kernel; then the tests marked every_kernel
 (boot, probe, ping, iperf3, the driver build, KUnit ...) run again on each
-other kernel of LINUX_VERSIONS, named test[version], and count in the same
-final line.  A run with -k stays on one kernel.
+other kernel of LINUX_SUITE_VERSIONS (config/versions.sh), named
+test[version], and count in the same final line.  A run with -k stays on
+one kernel.
 """
 import argparse
 import importlib.util
@@ -223,7 +224,7 @@ def main():
                        "failed_list": FAILED}, f)
         return 0 if failed == 0 else 1
     if not args.k and args.dir == HERE and not args.every_kernel:
-        for kver in board.LINUX_VERSIONS:
+        for kver in board.LINUX_SUITE_VERSIONS:
             if kver == board.KVER:
                 continue
             p, f, sk = other_kernel(kver)

@@ -35,6 +35,8 @@ def versions_sh(name):
 # by default (demo, benchmark), the test kernel with the kernel's checkers
 # for KFLAVOR=debug (the suite).
 LINUX_VERSIONS = versions_sh("LINUX_VERSIONS").split()
+# the ones make test boots (the tests marked every_kernel run on each)
+LINUX_SUITE_VERSIONS = versions_sh("LINUX_SUITE_VERSIONS").split()
 KVER = os.environ.get("KVER") or versions_sh("LINUX_DEFAULT")
 KFLAVOR = os.environ.get("KFLAVOR", "")
 # what the build names after the kernel (scripts/lib.sh: KSUF)

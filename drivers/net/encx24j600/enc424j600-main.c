@@ -398,6 +398,7 @@ static void enc_rx_corrupt(struct enc_priv *priv, const char *what, u16 at)
 			enc_chip_lost(priv, lost);
 			return;
 		}
+		priv->heard = jiffies;
 	}
 	if (net_ratelimit())
 		netdev_err(priv->ndev, "RX ring corrupt (%s at 0x%04x), resetting RX\n",
@@ -628,6 +629,7 @@ static void enc_rx_work(struct work_struct *work)
 			enc_chip_lost(priv, lost);
 			break;
 		}
+		priv->heard = jiffies;
 		clear = enc_rx_overflows(priv, ENC_ST(st, EIR));
 		if (clear)
 			regmap_clear_bits(priv->map, EIR, clear);
@@ -788,35 +790,38 @@ static void enc_poll_work(struct work_struct *work)
 }
 
 /* A chip reset behind the driver's back (brown-out, ESD) comes back with
- * its interrupts disabled: on a quiet link, or one that only receives,
- * neither an interrupt nor a transmission would ever tell.  A chip not
- * heard from (a status read that found it configured) for
- * ENC_HEALTH_INTERVAL is serviced here as the IRQ thread would: one status
- * burst, which finds a lost chip and also what a lost edge left pending.
- * A link in use pays nothing.
+ * every interrupt source disabled: on a quiet link, or one that only
+ * receives, neither an interrupt nor a transmission would ever tell.  A
+ * chip not heard from (no status read found it configured) for
+ * ENC_HEALTH_INTERVAL gets the IRQ thread's status burst here, which finds
+ * a lost chip.  A link with an event at least every ENC_HEALTH_INTERVAL
+ * pays nothing.  Freezable: no SPI traffic while the system suspends.
  */
 static void enc_health_work(struct work_struct *work)
 {
 	struct enc_priv *priv = container_of(to_delayed_work(work),
 					     struct enc_priv, health_work);
-	unsigned long due;
+	unsigned long delay = ENC_HEALTH_INTERVAL;
+	unsigned long since;
 
 	mutex_lock(&priv->lock);
 	if (!priv->up) {
 		mutex_unlock(&priv->lock);
 		return;
 	}
-	due = priv->heard + ENC_HEALTH_INTERVAL;
+	since = jiffies - priv->heard;
 	/* recovering or polled: reset_work or poll_work talks to the chip */
-	if (priv->recovering || priv->irq_polled) {
-		due = jiffies + ENC_HEALTH_INTERVAL;
-	} else if (!time_before(jiffies, due)) {
-		priv->dstats.health_checks++;
-		enc_service(priv);
-		/* also when the read failed: checked again an interval on */
-		due = jiffies + ENC_HEALTH_INTERVAL;
+	if (!priv->recovering && !priv->irq_polled) {
+		if (since >= ENC_HEALTH_INTERVAL) {
+			/* a failed read is checked again an interval on */
+			priv->dstats.health_checks++;
+			enc_service(priv);
+		} else {
+			delay = ENC_HEALTH_INTERVAL - since;
+		}
 	}
-	schedule_delayed_work(&priv->health_work, due - jiffies);
+	queue_delayed_work(system_freezable_power_efficient_wq,
+			   &priv->health_work, delay);
 	mutex_unlock(&priv->lock);
 }
 
@@ -874,6 +879,7 @@ static void enc_reset_work(struct work_struct *work)
 		return;
 	}
 	priv->recovering = false;
+	priv->heard = jiffies;
 	priv->tx_held = true;
 	enable_irq(ndev->irq);
 	mutex_unlock(&priv->lock);
@@ -1280,9 +1286,10 @@ static void enc_cancel_work(void *data)
 {
 	struct enc_priv *priv = data;
 
+	/* health_work first: it may queue the others */
+	cancel_delayed_work_sync(&priv->health_work);
 	cancel_delayed_work_sync(&priv->reset_work);
 	cancel_delayed_work_sync(&priv->poll_work);
-	cancel_delayed_work_sync(&priv->health_work);
 	cancel_work_sync(&priv->rx_work);
 	cancel_work_sync(&priv->tx_work);
 	cancel_work_sync(&priv->rx_mode_work);
@@ -1361,7 +1368,8 @@ static int enc_open(struct net_device *ndev)
 	if (netif_device_present(ndev))
 		netif_start_queue(ndev);
 	priv->heard = jiffies;
-	schedule_delayed_work(&priv->health_work, ENC_HEALTH_INTERVAL);
+	queue_delayed_work(system_freezable_power_efficient_wq,
+			   &priv->health_work, ENC_HEALTH_INTERVAL);
 	mutex_unlock(&priv->lock);
 	return 0;
 
