@@ -1,9 +1,9 @@
 #!/bin/bash
 # Build the KUnit test modules (tests/kunit/*/) out of tree against the
-# kernel in build/linux, like the driver: sources are copied to build/kunit
-# first, W=1, and any warning fails the build.  The driver's headers are
-# copied next to the driver's tests (include/), so they test the driver's
-# own inline logic.
+# kernel in build/linux-KVER, like the driver: sources are copied to
+# build/kunit-KVER first, W=1, and any warning fails the build.  The
+# driver's headers are copied next to the driver's tests (include/), so
+# they test the driver's own inline logic.
 #   build-kunit.sh          build the modules (W=1)
 #   build-kunit.sh check    a separate W=1 + sparse (C=2) build; any warning fails
 . "$(dirname "$0")/lib.sh"

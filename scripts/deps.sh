@@ -20,7 +20,8 @@ PACKAGES=(
 	python3 iperf3 gnuplot-nox
 )
 
-# every kernel the build knows, not only KVER: make test boots each
+# every kernel the build knows, not only KVER: the suite applies each
+# version's series (patches/linux/<version>) to its tree
 for v in $LINUX_VERSIONS; do
 	PACKAGES+=("linux-source-$v")
 done

@@ -6,11 +6,14 @@
 #   regmap/  KUnit tests of the regmap core features the driver rests on
 #
 # Each series is made with git in a scratch tree holding the files it
-# touches from Debian's linux-source-6.1, so it applies with "git am" to a
-# fresh extraction.  The kernel fixes the board needs (patches/linux) are
-# already a series of their own.
+# touches from Debian's linux-source-<LINUX_UPSTREAM_BASE>, so it applies
+# with "git am" to a fresh extraction, whatever KVER the caller builds.  The
+# kernel fixes the board needs (patches/linux) are already series of their
+# own.
 #
 #   export-upstream.sh [OUTDIR]     (default: patches/upstream)
+. "$(dirname "$0")/../config/versions.sh"
+KVER=$LINUX_UPSTREAM_BASE
 . "$(dirname "$0")/lib.sh"
 
 OUTDIR=${1:-$TOP/patches/upstream}
@@ -34,7 +37,7 @@ scratch_tree() {
 	shift
 	mkdir -p "$dir"
 	tar -xf "$LINUX_SOURCE_TARBALL" -C "$dir" --strip-components=1 \
-		"${@/#/linux-source-6.1/}"
+		"${@/#/$LINUX_SOURCE_PKG/}"
 	git -C "$dir" init -q
 	git -C "$dir" add -A
 	git -C "$dir" commit -q -m "Debian $LINUX_SOURCE_PKG $(pkg_version "$LINUX_SOURCE_PKG")"

@@ -41,8 +41,11 @@ sys.path.insert(0, HERE)
 # unless told otherwise; the benchmark's own runs use the production one.
 os.environ.setdefault("KFLAVOR", "debug")
 # the kernel, before lib.board reads it
-if "--kver" in sys.argv[:-1]:
-    os.environ["KVER"] = sys.argv[sys.argv.index("--kver") + 1]
+for _i, _a in enumerate(sys.argv):
+    if _a == "--kver" and _i + 1 < len(sys.argv):
+        os.environ["KVER"] = sys.argv[_i + 1]
+    elif _a.startswith("--kver="):
+        os.environ["KVER"] = _a.split("=", 1)[1]
 
 from lib import board  # noqa: E402
 from lib.board import BUILD  # noqa: E402
@@ -124,21 +127,27 @@ def other_kernel(kver):
     counts = os.path.join(BUILD, "test-logs", f"counts-{kver}.json")
     if os.path.exists(counts):
         os.remove(counts)
-    subprocess.run([sys.executable, os.path.abspath(__file__), "--kver", kver,
-                    "--every-kernel", "--counts", counts], check=False)
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--kver", kver,
+                        "--every-kernel", "--counts", counts], check=False)
+    logs = os.path.join(BUILD, "test-logs", kver)
     try:
         with open(counts) as f:
             c = json.load(f)
-    except (OSError, ValueError) as e:
-        FAILED.append((f"the run on Linux {kver}", f"it ended without its counts: {e}",
-                       os.path.join(BUILD, "test-logs", kver)))
+        n = c["passed"] + c["failed"] + c["skipped"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        FAILED.append((f"the run on Linux {kver}",
+                       f"it ended ({p.returncode}) without its counts: {e}", logs))
         return 0, 1, 0
+    if n == 0 or p.returncode != (1 if c["failed"] else 0):
+        FAILED.append((f"the run on Linux {kver}",
+                       f"exit code {p.returncode} with {c['failed']} failed of {n}", logs))
+        return c["passed"], c["failed"] + 1, c["skipped"]
     FAILED.extend(tuple(x) for x in c["failed_list"])
     return c["passed"], c["failed"], c["skipped"]
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("-k", default="", help="run tests whose name contains this")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--dir", default=HERE, help="where the test_*.py files are")
@@ -148,6 +157,10 @@ def main():
     ap.add_argument("--counts", help="write the counts here as JSON instead of "
                     "the final line (the other kernels' passes)")
     args = ap.parse_args()
+    if args.kver and args.kver != board.KVER:
+        ap.error(f"--kver {args.kver}: the kernel is chosen before lib.board loads")
+    if board.KVER not in board.LINUX_VERSIONS:
+        ap.error(f"KVER {board.KVER}: not one of {' '.join(board.LINUX_VERSIONS)}")
 
     tests = [(n, f) for n, f in discover(os.path.abspath(args.dir)) if args.k in n
              and (not args.every_kernel or getattr(f, "every_kernel", False))]
@@ -223,7 +236,8 @@ def main():
             json.dump({"passed": passed, "failed": failed, "skipped": skipped,
                        "failed_list": FAILED}, f)
         return 0 if failed == 0 else 1
-    if not args.k and args.dir == HERE and not args.every_kernel:
+    if (not args.k and os.path.realpath(args.dir) == os.path.realpath(HERE)
+            and not args.every_kernel):
         for kver in board.LINUX_SUITE_VERSIONS:
             if kver == board.KVER:
                 continue

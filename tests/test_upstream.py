@@ -13,7 +13,7 @@ import shlex
 import subprocess
 import tempfile
 
-from lib.board import BUILD, KERNEL_SRC
+from lib.board import BUILD, KERNEL_SRC, versions_sh
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 KERNEL_CHECKPATCH = os.path.join(KERNEL_SRC, "scripts", "checkpatch.pl")
@@ -23,7 +23,8 @@ SERIES = {"netdev": ["MAINTAINERS", "drivers/net/ethernet/microchip",
           "regmap": ["MAINTAINERS", "drivers/base/regmap"]}
 # every kernel series, where it lives, the kernel it is for and the parts
 # of the tree it touches
-KERNEL_SERIES = {f"upstream/{k}": ("6.1", v) for k, v in SERIES.items()} | {
+KERNEL_SERIES = {f"upstream/{k}": (versions_sh("LINUX_UPSTREAM_BASE"), v)
+                 for k, v in SERIES.items()} | {
     "linux/6.1": ("6.1", ["drivers/spi", "drivers/base/regmap"]),
     "linux/6.12": ("6.12", ["drivers/base/regmap"])}
 
