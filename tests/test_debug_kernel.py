@@ -4,9 +4,12 @@ and every test fails on any report of theirs in the guest log
 (tests/run.py).  These tests show the checkers are there, that a leak
 fails a test, and that a load, traffic and unload cycle of our driver
 leaves no leak behind."""
+import glob
+import os
+import subprocess
 import time
 
-from lib.board import KFLAVOR, OURS, SPLATS, Board
+from lib.board import BUILD, KFLAVOR, KSUF, OURS, SPLATS, Board
 from lib.skip import needs_test_kernel
 from lib.kmemleak import (KMEMLEAK, UNLOADED_MODULE_FRAME, allocator_caller, leaks_of,
                           records)
@@ -90,3 +93,49 @@ def test_debug_kernel_no_leak_after_load_traffic_unload(logdir):
 
 
 test_debug_kernel_no_leak_after_load_traffic_unload.timeout = 400
+
+
+# UBSAN's alignment check calls this handler (its type-mismatch family);
+# none of the other checks the kernel's UBSAN turns on (bounds, shift,
+# bool, enum, unreachable) does
+UBSAN_ALIGNMENT_HANDLER = "__ubsan_handle_type_mismatch"
+
+
+def compile_commands(build_dir):
+    """{object: its compiler command line} for the C files Kbuild compiled
+    in build_dir (its .<object>.cmd files)."""
+    found = {}
+    for cmd in glob.glob(os.path.join(build_dir, "**", ".*.o.cmd"), recursive=True):
+        obj = os.path.basename(cmd)[1:-len(".cmd")]
+        with open(cmd) as f:
+            line = f.readline()
+        # the modpost stubs and 6.12's .module-common.o are the kernel's
+        if obj.endswith(".mod.o") or obj == ".module-common.o" or " -c " not in line:
+            continue
+        found[os.path.relpath(os.path.join(os.path.dirname(cmd), obj), BUILD)] = line
+    return found
+
+
+def test_debug_kernel_our_modules_check_alignment(logdir):
+    """Misaligned access is the bug class an ARMv5 SPI driver is most
+    likely to have (frames, receive status vectors): our modules are built
+    with UBSAN's alignment check on every test kernel, also where the
+    kernel's own code runs without it (6.12: config/linux-debug-6.12.fragment),
+    and the driver's code calls the check."""
+    needs_test_kernel("the test kernel's driver and KUnit builds")
+    driver = os.path.join(BUILD, f"driver{KSUF}")
+    objects = compile_commands(driver)
+    objects.update(compile_commands(os.path.join(BUILD, f"kunit{KSUF}")))
+    assert len(objects) >= 5, f"driver or KUnit objects missing: {sorted(objects)}"
+    unchecked = [o for o, line in sorted(objects.items())
+                 if "-fsanitize=alignment" not in line]
+    assert not unchecked, f"compiled without UBSAN's alignment check: {', '.join(unchecked)}"
+    syms = subprocess.run(["arm-linux-gnueabi-nm", "-u", os.path.join(driver, f"{OURS}.ko")],
+                          capture_output=True, text=True, check=True).stdout
+    assert UBSAN_ALIGNMENT_HANDLER in syms, \
+        f"{OURS}.ko calls no {UBSAN_ALIGNMENT_HANDLER}*: its accesses are not checked"
+    return f"{len(objects)} objects compiled with -fsanitize=alignment; " \
+        f"{OURS}.ko calls {UBSAN_ALIGNMENT_HANDLER}*"
+
+
+test_debug_kernel_our_modules_check_alignment.every_kernel = True
