@@ -21,7 +21,7 @@ export KVER
 LINUX_SUITE_VERSIONS := $(shell . config/versions.sh; echo $$LINUX_SUITE_VERSIONS)
 KVER_MAIN := $(or $(KVER),$(shell . config/versions.sh; echo $$LINUX_DEFAULT))
 
-.PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan qemu-patches rootfs images images-debug images-debug-others build clean distclean
+.PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan qemu-patches rootfs images images-debug images-others build clean distclean
 
 all: demo
 
@@ -65,14 +65,16 @@ images: kernel rootfs
 images-debug:
 	@$(MAKE) --no-print-directory images KFLAVOR=debug
 
-# The test kernel of each other kernel the suite boots (LINUX_SUITE_VERSIONS):
-# the tests marked every_kernel run on each (tests/run.py)
-images-debug-others:
+# Both kernels of each other kernel the suite boots (LINUX_SUITE_VERSIONS):
+# the tests marked every_kernel run on each (tests/run.py), the driver's
+# efficiency tests on its production kernel
+images-others:
 	@for v in $(filter-out $(KVER_MAIN),$(LINUX_SUITE_VERSIONS)); do \
+		$(MAKE) --no-print-directory images KVER=$$v || exit 1; \
 		$(MAKE) --no-print-directory images KFLAVOR=debug KVER=$$v || exit 1; \
 	done
 
-build: qemu qemu-asan images images-debug images-debug-others
+build: qemu qemu-asan images images-debug images-others
 
 demo: qemu images
 	@python3 $(S)/demo.py

@@ -24,7 +24,7 @@ mirrors() {
 }
 
 # Stage 1: the extracted packages, rebuilt only when the list changes.
-base_hash=$(INPUTS_EXTRA="$DEBIAN_SUITE $GUEST_ARCH $GUEST_PACKAGES" inputs_hash "$TOP/config/versions.sh" "$TOP/scripts/build-rootfs.sh")
+base_hash=$(INPUTS_EXTRA="$DEBIAN_SUITE $GUEST_ARCH $GUEST_PACKAGES" inputs_hash "$TOP/scripts/build-rootfs.sh")
 if ! stamp_ok "$RDIR/.base-stamp" "$base_hash"; then
 	mapfile -t srcs < <(mirrors)
 	[ ${#srcs[@]} -gt 0 ] || die "no Debian $DEBIAN_SUITE mirror configured in apt"
@@ -52,7 +52,9 @@ OURS=$BUILD/driver$KSUF/enc424j600.ko
 mapfile -t KUNIT_KOS < <(compgen -G "$BUILD/kunit$KSUF/*/*.ko" | sort)
 [ ${#KUNIT_KOS[@]} -gt 0 ] || die "KUnit test modules missing: build them first (make kunit)"
 kver=$(cat "$KOBJ/include/config/kernel.release")
-hash=$(INPUTS_EXTRA="$base_hash $kver" inputs_hash "$TOP/guest" "$OURS" \
+# the kernel's stamp too: a change that rebuilds only modules leaves the
+# zImage as it was
+hash=$(INPUTS_EXTRA="$base_hash $kver $(cat "$KSTAMP")" inputs_hash "$TOP/guest" "$OURS" \
 	"${KUNIT_KOS[@]}" "$KOBJ/modules.order" "$KOBJ/arch/arm/boot/zImage")
 if stamp_ok "$RDIR/.stamp$KSUF" "$hash" && [ -f "$IMG/initramfs.uimg" ]; then
 	say "initramfs ($KNAME): up to date"

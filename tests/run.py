@@ -17,12 +17,21 @@ not a hang.  Any kernel problem a board of the test saw fails it
                          tests that must fail, run by test_harness.py)
   run.py --kver 6.12     on that kernel (config/versions.sh; default KVER or
                          LINUX_DEFAULT)
+  run.py -j 2            two tests at a time, each in a run.py of its own
+                         (the default for the whole suite on a machine with
+                         two cores or more; 1 otherwise)
 
 The whole suite runs on one kernel; then the tests marked every_kernel
-(boot, probe, ping, iperf3, the driver build, KUnit ...) run again on each
+(boot, probe, ping, iperf3, the driver's tests, KUnit ...: a test's
+every_kernel, or its file's EVERY_KERNEL) run again on each
 other kernel of LINUX_SUITE_VERSIONS (config/versions.sh), named
 test[version], and count in the same final line.  A run with -k stays on
 one kernel.
+
+With -j N, N tests run at once, each in a child run.py (--one): a
+test's guest has a core of its own.  A test marked exclusive (timing it
+asserts, the benchmark, a build it checks) runs with no other test beside
+it; those run first.  A child that ends without its counts is a failure.
 """
 import argparse
 import importlib.util
@@ -70,6 +79,9 @@ def discover(where=HERE):
         for name in sorted(vars(mod)):
             obj = getattr(mod, name)
             if name.startswith("test_") and callable(obj):
+                # a file whose EVERY_KERNEL is true marks all its tests
+                if getattr(mod, "EVERY_KERNEL", False) and not hasattr(obj, "every_kernel"):
+                    obj.every_kernel = True
                 tests.append((f"{fn[:-3]}.{name}", obj))
     return tests
 
@@ -119,6 +131,61 @@ def report_subresults(name, subs, logdir, elapsed):
     return passed, failed, skipped
 
 
+def run_test(name, fn, logroot, tag=""):
+    """Run one test in this process, print its result and return its
+    (passed, failed, skipped); its failures join FAILED."""
+    logdir = os.path.join(logroot, name)
+    name += tag
+    os.makedirs(logdir, exist_ok=True)
+    for stale in ("failure.txt", "splats.txt"):
+        # what an earlier run reported must not pass for this run's
+        if os.path.exists(os.path.join(logdir, stale)):
+            os.remove(os.path.join(logdir, stale))
+    bound = getattr(fn, "timeout", DEFAULT_TIMEOUT)
+    start = time.monotonic()
+    signal.alarm(bound)
+    board.SEEN_SPLATS.clear()
+    try:
+        note = fn(logdir)
+        signal.alarm(0)
+        allowed = getattr(fn, "allow_splats", ())
+        splats = [l for l in board.SEEN_SPLATS if not any(a in l for a in allowed)]
+        if splats:
+            with open(os.path.join(logdir, "splats.txt"), "w") as f:
+                f.write("\n".join(splats) + "\n")
+            if isinstance(note, list):
+                note.append(("no kernel problem in the guest log", False,
+                             f"{splats[0]} (see {logdir}/splats.txt)"))
+            else:
+                raise AssertionError(f"the guest kernel reported: {splats[0]} "
+                                     f"({len(splats)} lines in {logdir}/splats.txt)")
+        if isinstance(note, list):
+            return report_subresults(name, note, logdir, time.monotonic() - start)
+        extra = f": {note}" if isinstance(note, str) and note else ""
+        print(f"  PASS {name} ({time.monotonic() - start:.1f}s){extra}", flush=True)
+        return 1, 0, 0
+    except Skip as e:
+        signal.alarm(0)
+        print(f"  SKIP {name} ({time.monotonic() - start:.1f}s): {e}", flush=True)
+        return 0, 0, 1
+    except BaseException as e:  # noqa: B036 - a test must never end the run
+        signal.alarm(0)
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        with open(os.path.join(logdir, "failure.txt"), "w") as f:
+            traceback.print_exc(file=f)
+        msg = str(e).strip().splitlines() or [""]
+        if not isinstance(e, AssertionError):
+            # a KeyError says only '64': name what was raised
+            msg[0] = f"{type(e).__name__}: {msg[0]}".rstrip(": ")
+        FAILED.append((name, msg[0], logdir))
+        print(f"  FAIL {name} ({time.monotonic() - start:.1f}s): {msg[0]}", flush=True)
+        for line in msg[1:8]:
+            print(f"       {line}")
+        print(f"       logs: {os.path.relpath(logdir)}", flush=True)
+        return 0, 1, 0
+
+
 def other_kernel(kver):
     """The tests marked every_kernel on another kernel, in a run.py of its
     own (the kernel is chosen before anything is imported).  Returns its
@@ -146,6 +213,106 @@ def other_kernel(kver):
     return c["passed"], c["failed"], c["skipped"]
 
 
+class Child:
+    """One test in a run.py of its own (-j): its output goes to a file of
+    its log directory and is printed whole once it ends, its counts come
+    back as JSON."""
+
+    def __init__(self, kver, name, fn, where, other_kernel):
+        self.name = name + (f"[{kver}]" if other_kernel else "")
+        self.exclusive = getattr(fn, "exclusive", False)
+        logroot = os.path.join(BUILD, "test-logs", *([kver] if other_kernel else []))
+        self.logdir = os.path.join(logroot, name)
+        os.makedirs(self.logdir, exist_ok=True)
+        self.counts = os.path.join(self.logdir, "counts.json")
+        self.out = os.path.join(self.logdir, "run.out")
+        self.cmd = [sys.executable, os.path.abspath(__file__), "--kver", kver, "--one", name,
+                    "--dir", where, "--counts", self.counts] + \
+            (["--every-kernel"] if other_kernel else [])
+        # the child keeps the test's own bound and the cleanup's: this one
+        # is for a child that hangs beyond both
+        self.bound = getattr(fn, "timeout", DEFAULT_TIMEOUT) + 2 * CLEANUP_BOUND
+        self.proc = None
+
+    def start(self):
+        for stale in (self.counts,):
+            if os.path.exists(stale):
+                os.remove(stale)
+        self.started = time.monotonic()
+        with open(self.out, "w") as out:
+            self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+
+    def poll(self):
+        """None while it runs; then its (passed, failed, skipped), printed."""
+        if self.proc.poll() is None:
+            if time.monotonic() - self.started < self.bound:
+                return None
+            self.kill()
+            FAILED.append((self.name, f"its run.py did not end within {self.bound} s",
+                           self.logdir))
+            print(f"  FAIL {self.name}: its run.py did not end within {self.bound} s "
+                  f"(output: {os.path.relpath(self.out)})", flush=True)
+            return 0, 1, 0
+        with open(self.out, errors="replace") as f:
+            sys.stdout.write(f.read())
+        rc = self.proc.returncode
+        try:
+            with open(self.counts) as f:
+                c = json.load(f)
+            n = c["passed"] + c["failed"] + c["skipped"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            why = f"its run.py ended ({rc}) without its counts: {e}"
+            FAILED.append((self.name, why, self.logdir))
+            print(f"  FAIL {self.name}: {why} (output: {os.path.relpath(self.out)})", flush=True)
+            return 0, 1, 0
+        if n == 0 or rc != (1 if c["failed"] else 0):
+            why = f"its run.py exited {rc} with {c['failed']} failed of {n}"
+            FAILED.append((self.name, why, self.logdir))
+            print(f"  FAIL {self.name}: {why}", flush=True)
+            return c["passed"], c["failed"] + 1, c["skipped"]
+        FAILED.extend(tuple(x) for x in c["failed_list"])
+        return c["passed"], c["failed"], c["skipped"]
+
+
+def run_children(children, jobs):
+    """Run the tests `jobs` at a time, the exclusive ones first and each
+    alone.  Returns the (passed, failed, skipped) of them all."""
+    pending = sorted(children, key=lambda c: not c.exclusive)
+    running = []
+    passed = failed = skipped = 0
+    started = 0
+    try:
+        while pending or running:
+            while pending and not any(r.exclusive for r in running) and (
+                    not running or (not pending[0].exclusive and len(running) < jobs)):
+                child = pending.pop(0)
+                started += 1
+                print(f"[{started}/{len(children)}] {child.name} ..."
+                      + (" (alone)" if child.exclusive else ""), flush=True)
+                child.start()
+                running.append(child)
+            time.sleep(0.2)
+            for child in list(running):
+                result = child.poll()
+                if result is not None:
+                    running.remove(child)
+                    passed += result[0]
+                    failed += result[1]
+                    skipped += result[2]
+    finally:
+        for child in running:
+            child.kill()
+    return passed, failed, skipped
+
+
 def main():
     ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("-k", default="", help="run tests whose name contains this")
@@ -156,17 +323,37 @@ def main():
                     help="only the tests marked every_kernel")
     ap.add_argument("--counts", help="write the counts here as JSON instead of "
                     "the final line (the other kernels' passes)")
+    ap.add_argument("-j", "--jobs", type=int, help="tests at a time (default: 2 for "
+                    "the whole suite where there are two cores, else 1)")
+    ap.add_argument("--one", help=argparse.SUPPRESS)   # -j's children: this test only
     args = ap.parse_args()
     if args.kver and args.kver != board.KVER:
         ap.error(f"--kver {args.kver}: the kernel is chosen before lib.board loads")
     if board.KVER not in board.LINUX_VERSIONS:
         ap.error(f"KVER {board.KVER}: not one of {' '.join(board.LINUX_VERSIONS)}")
 
-    tests = [(n, f) for n, f in discover(os.path.abspath(args.dir)) if args.k in n
-             and (not args.every_kernel or getattr(f, "every_kernel", False))]
+    where = os.path.abspath(args.dir)
+    every_test = discover(where)
+    tests = [(n, f) for n, f in every_test if args.k in n
+             and (not args.every_kernel or getattr(f, "every_kernel", False))
+             and (args.one is None or n == args.one)]
     if args.list:
         print("\n".join(n for n, _ in tests))
         return 0
+    whole_suite = (not args.k and not args.one and not args.every_kernel
+                   and os.path.realpath(where) == os.path.realpath(HERE))
+    jobs = args.jobs or (min(2, os.cpu_count() or 1) if whole_suite else 1)
+    if jobs < 1:
+        ap.error(f"-j {jobs}: at least 1")
+    other_kernels = [v for v in board.LINUX_SUITE_VERSIONS if v != board.KVER] \
+        if whole_suite else []
+    if jobs > 1 and not args.one:
+        children = [Child(board.KVER, n, f, where, args.every_kernel) for n, f in tests]
+        for kver in other_kernels:
+            children += [Child(kver, n, f, where, True) for n, f in every_test
+                         if getattr(f, "every_kernel", False)]
+        passed, failed, skipped = run_children(children, jobs)
+        return summary(args, passed, failed, skipped)
     logroot = os.path.join(BUILD, "test-logs")
     tag = ""
     if args.every_kernel:
@@ -176,75 +363,28 @@ def main():
     signal.signal(signal.SIGALRM, on_alarm)
     passed = failed = skipped = 0
     for i, (name, fn) in enumerate(tests, 1):
-        logdir = os.path.join(logroot, name)
-        name += tag
-        os.makedirs(logdir, exist_ok=True)
-        for stale in ("failure.txt", "splats.txt"):
-            # what an earlier run reported must not pass for this run's
-            if os.path.exists(os.path.join(logdir, stale)):
-                os.remove(os.path.join(logdir, stale))
-        bound = getattr(fn, "timeout", DEFAULT_TIMEOUT)
-        print(f"[{i}/{len(tests)}] {name} ...", flush=True)
-        start = time.monotonic()
-        signal.alarm(bound)
-        board.SEEN_SPLATS.clear()
-        try:
-            note = fn(logdir)
-            signal.alarm(0)
-            allowed = getattr(fn, "allow_splats", ())
-            splats = [l for l in board.SEEN_SPLATS if not any(a in l for a in allowed)]
-            if splats:
-                with open(os.path.join(logdir, "splats.txt"), "w") as f:
-                    f.write("\n".join(splats) + "\n")
-                if isinstance(note, list):
-                    note.append(("no kernel problem in the guest log", False,
-                                 f"{splats[0]} (see {logdir}/splats.txt)"))
-                else:
-                    raise AssertionError(f"the guest kernel reported: {splats[0]} "
-                                         f"({len(splats)} lines in {logdir}/splats.txt)")
-            if isinstance(note, list):
-                p, f, sk = report_subresults(name, note, logdir, time.monotonic() - start)
-                passed += p
-                failed += f
-                skipped += sk
-                continue
-            passed += 1
-            extra = f": {note}" if isinstance(note, str) and note else ""
-            print(f"  PASS {name} ({time.monotonic() - start:.1f}s){extra}", flush=True)
-        except Skip as e:
-            signal.alarm(0)
-            skipped += 1
-            print(f"  SKIP {name} ({time.monotonic() - start:.1f}s): {e}", flush=True)
-        except BaseException as e:  # noqa: B036 - a test must never end the run
-            signal.alarm(0)
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            failed += 1
-            with open(os.path.join(logdir, "failure.txt"), "w") as f:
-                traceback.print_exc(file=f)
-            msg = str(e).strip().splitlines() or [""]
-            if not isinstance(e, AssertionError):
-                # a KeyError says only '64': name what was raised
-                msg[0] = f"{type(e).__name__}: {msg[0]}".rstrip(": ")
-            FAILED.append((name, msg[0], logdir))
-            print(f"  FAIL {name} ({time.monotonic() - start:.1f}s): {msg[0]}", flush=True)
-            for line in msg[1:8]:
-                print(f"       {line}")
-            print(f"       logs: {os.path.relpath(logdir)}", flush=True)
+        if not args.one:
+            print(f"[{i}/{len(tests)}] {name}{tag} ...", flush=True)
+        p, f, sk = run_test(name, fn, logroot, tag)
+        passed += p
+        failed += f
+        skipped += sk
+    for kver in other_kernels:
+        p, f, sk = other_kernel(kver)
+        passed += p
+        failed += f
+        skipped += sk
+    return summary(args, passed, failed, skipped)
+
+
+def summary(args, passed, failed, skipped):
+    """The counts as JSON (--counts) or the failures and the final line;
+    the exit code."""
     if args.counts:
         with open(args.counts, "w") as f:
             json.dump({"passed": passed, "failed": failed, "skipped": skipped,
                        "failed_list": FAILED}, f)
         return 0 if failed == 0 else 1
-    if (not args.k and os.path.realpath(args.dir) == os.path.realpath(HERE)
-            and not args.every_kernel):
-        for kver in board.LINUX_SUITE_VERSIONS:
-            if kver == board.KVER:
-                continue
-            p, f, sk = other_kernel(kver)
-            passed += p
-            failed += f
-            skipped += sk
     if FAILED:
         # the run's output is long: what failed, again, where it is read last
         print("failed:")

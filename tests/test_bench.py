@@ -220,3 +220,6 @@ def test_bench_short_run_is_consistent(logdir):
 
 
 test_bench_short_run_is_consistent.timeout = 1200
+
+# its figures are rates and times: no other guest beside it (run.py -j)
+test_bench_short_run_is_consistent.exclusive = True

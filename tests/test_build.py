@@ -3,14 +3,16 @@ import os
 import re
 import subprocess
 
-from lib.board import KVER
+from lib.board import KVER, LINUX_SUITE_VERSIONS
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 STEPS = ["host packages: all present", "QEMU: up to date"] + [
     f"{step} ({name}): up to date"
-    # the production kernel, the test kernel, and what is built against each
-    for name in (KVER, f"{KVER} debug")
+    # the production kernel, the test kernel, and what is built against
+    # each, for every kernel the suite boots
+    for version in [KVER] + [v for v in LINUX_SUITE_VERSIONS if v != KVER]
+    for name in (version, f"{version} debug")
     for step in ("kernel", "driver", "kunit modules", "initramfs", "kernel image",
                  "device tree")]
 
@@ -25,3 +27,6 @@ def test_second_build_rebuilds_nothing(logdir):
     assert not ran, "steps ran although no input changed:\n" + "\n".join(ran)
     missing = [s for s in STEPS if s not in p.stdout]
     assert not missing, f"steps that did not report 'up to date': {missing}"
+
+# make build must not run under the images other tests boot
+test_second_build_rebuilds_nothing.exclusive = True

@@ -14,6 +14,9 @@ from lib.skip import needs_test_kernel
 from lib.kmemleak import (KMEMLEAK, UNLOADED_MODULE_FRAME, allocator_caller, leaks_of,
                           records)
 
+# the checkers and the leak checks, on every kernel of the suite
+EVERY_KERNEL = True
+
 
 def test_debug_kernel_checkers_are_on(logdir):
     needs_test_kernel("KASAN, kmemleak, lockdep and UBSAN are what it checks")
@@ -138,4 +141,3 @@ def test_debug_kernel_our_modules_check_alignment(logdir):
         f"{OURS}.ko calls {UBSAN_ALIGNMENT_HANDLER}*"
 
 
-test_debug_kernel_our_modules_check_alignment.every_kernel = True

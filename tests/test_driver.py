@@ -14,6 +14,9 @@ import time
 from lib.board import OURS, PRODUCTION_IMAGES, Board, free_port
 from lib.faults import detached, ethtool_stats
 
+# the driver's tests run on every kernel of the suite (tests/run.py)
+EVERY_KERNEL = True
+
 # iperf3 UDP datagrams of 1472 bytes make 1514-byte Ethernet frames.
 UDP_LEN = 1472
 MTU_FRAME = 1514
@@ -462,6 +465,10 @@ def test_driver_carrier_follows_set_link_within_1s(logdir):
         st = ethtool_stats(b)
         assert st["link_changes"] >= 4, f"LINKIF seen {st['link_changes']} times for 4 changes"
         check_no_splats(b)
+
+
+# a time is asserted: no other guest beside it (run.py -j)
+test_driver_carrier_follows_set_link_within_1s.exclusive = True
 
 
 def test_driver_goes_cleanly_with_int_stuck(logdir):

@@ -12,6 +12,9 @@ from lib.faults import ethtool_stats
 from lib.peer import PEER_MAC, Peer, ether_crc_index, frame, icmp_echo_reply
 from test_driver import DEBUGFS, check_no_splats, link_stats
 
+# the driver's tests run on every kernel of the suite (tests/run.py)
+EVERY_KERNEL = True
+
 GUEST_MAC = "52:54:00:12:34:56"
 SRAM_END = 0x5fff
 

@@ -82,3 +82,7 @@ def test_faults_absent_chip_at_probe(logdir):
         b.net_up()
         assert "0% packet loss" in b.out("ping -c 2 -W 2 10.0.2.2")
         return log.splitlines()[-1].split("] ", 1)[-1]
+
+# recovery times are asserted: no other guest beside them (run.py -j)
+test_faults_each_noticed_counted_and_recovered.exclusive = True
+test_faults_absent_chip_at_probe.exclusive = True

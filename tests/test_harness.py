@@ -32,6 +32,9 @@ PROVOKED = {
                                 re.compile(r"QEMU exited \(-9\) before the board was stopped")],
 }
 
+# the provoked test whose run.py dies under it: it leaves no splats.txt
+DIES = "test_provoked_runner_dies"
+
 
 def provoked_bound():
     """The sum of the provoked tests' own time bounds (run.py's default
@@ -52,8 +55,9 @@ def debug_env():
 
 
 def test_harness_fails_each_provoked_test(logdir):
-    p = run_script([sys.executable, os.path.join(HERE, "run.py"), "--dir", PROVOKED_DIR],
-                   timeout=PROVOKED_BOUND + 30, env=debug_env())
+    # two at a time, each in a run.py of its own, as the whole suite runs
+    p = run_script([sys.executable, os.path.join(HERE, "run.py"), "-j", "2",
+                    "--dir", PROVOKED_DIR], timeout=PROVOKED_BOUND + 30, env=debug_env())
     with open(os.path.join(logdir, "run.log"), "w") as f:
         f.write(p.stdout + p.stderr)
     lines = p.stdout.splitlines()
@@ -66,18 +70,22 @@ def test_harness_fails_each_provoked_test(logdir):
         results.append((f"{name} fails, reporting {', '.join(w.pattern for w in wants)}",
                         failed and not missing,
                         f"failed: {failed}; not reported: {missing} (see {splats})"))
+    died = [l for l in lines if l.startswith(f"  FAIL test_provoked.{DIES}: ")]
+    results.append(("a test whose run.py dies fails, naming its exit",
+                    bool(died) and "ended (3) without its counts" in died[0],
+                    f"its line: {died} (see {logdir}/run.log)"))
     control = any(l.startswith("  PASS test_provoked.test_provoked_control ") for l in lines)
     results.append(("the control (same steps, nothing provoked) passes", control,
                     f"see {logdir}/run.log"))
     # the summary before the count names each failed test and its logs
     summary = lines[lines.index("failed:") + 1:-1] if "failed:" in lines else []
-    unnamed = [n for n in PROVOKED
+    unnamed = [n for n in list(PROVOKED) + [DIES]
                if not any(l.startswith(f"  test_provoked.{n}: ") and "(logs: " in l
                           for l in summary)]
     results.append(("the summary names each failed test and its logs", not unnamed,
                     f"not named: {unnamed} (see {logdir}/run.log)"))
     last = lines[-1] if lines else ""
-    want = f"1 passed, {len(PROVOKED)} failed"
+    want = f"1 passed, {len(PROVOKED) + 1} failed"
     results.append((f"the run ends '{want}' and exits 1", last == want and p.returncode == 1,
                     f"ended {last!r}, exit {p.returncode}"))
     return results
@@ -187,3 +195,8 @@ def test_harness_bench_chart_is_made_or_fails(logdir):
         results.append(("the real gnuplot makes a PNG", f.read(8) == b"\x89PNG\r\n\x1a\n",
                         f"{png} is not a PNG"))
     return results
+
+# they run the suite (two at a time), soak.py and bench.py themselves
+test_harness_fails_each_provoked_test.exclusive = True
+test_harness_a_warning_fails_a_soak_run.exclusive = True
+test_harness_a_warning_fails_a_bench_run.exclusive = True

@@ -32,3 +32,6 @@ def test_soak_short(logdir):
 
 
 test_soak_short.timeout = 960
+
+# its rates and times: no other guest beside it (run.py -j)
+test_soak_short.exclusive = True

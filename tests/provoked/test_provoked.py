@@ -1,11 +1,12 @@
 """Tests that must fail: each breaks one thing the harness has to notice.
 They are not part of the suite (tests/run.py reads tests/ only);
-tests/test_harness.py runs them with `run.py --dir tests/provoked` and
+tests/test_harness.py runs them with `run.py -j 2 --dir tests/provoked` and
 checks that each fails for its own reason, and that the control passes.
 
 The WARNs here are made with lib/provoke.py: a KERN_WARNING report that
 never reaches the console and is cleared from dmesg at once, so only the
 kernel log stream can see it."""
+import os
 import time
 
 from lib.board import Board
@@ -73,3 +74,10 @@ def test_provoked_qemu_gone(logdir):
         b.proc.kill()
         b.proc.wait()
         return "the test saw nothing wrong"
+
+
+def test_provoked_runner_dies(logdir):
+    """The run.py that runs this test dies under it (run.py -j runs each
+    test in a run.py of its own, as the whole suite does): a failure,
+    never a test missing from the count."""
+    os._exit(3)
