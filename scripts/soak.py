@@ -35,7 +35,7 @@ RUN_S = 10
 FLAP_EVERY_S = 30
 RELOAD_EVERY_S = 60
 # driver counters that mean something was recovered from
-RECOVERY_COUNTERS = ["rx_resets", "rx_overruns", "tx_aborts", "tx_resets", "tx_timeouts",
+RECOVERY_COUNTERS = ["rx_resets", "rx_over_errors", "tx_aborted_errors", "tx_resets", "tx_timeout",
                      "link_changes", "chip_lost", "irq_storms", "rx_deferrals"]
 
 

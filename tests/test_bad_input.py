@@ -71,7 +71,7 @@ def bad_crc_ours(b, peer):
     bad = Raw(wire(frame(GUEST_MAC, payload=bytes(100)), good_fcs=False))
     got, m, d = run_kind(b, peer, [bad] * 20)
     return (got["rx_packets"] == 0 and got["rx_crc_errors"] == 20 and got["rx_errors"] == 20
-            and d["rx_bad_frames"] == 20 and m["rx-bad-fcs"] == 20
+            and m["rx-bad-fcs"] == 20
             and m["rx-frames"] == 20), (got, m, d)
 
 

@@ -113,4 +113,27 @@ def test_driver_dt_local_mac_address(logdir):
     return f"MAC {mac} from local-mac-address"
 
 
+
+def test_driver_binds_each_compatible_of_the_binding(logdir):
+    """Each compatible the binding names binds the driver: the parts'
+    own and the one older device trees use (the board's overlay has that
+    one, so it is checked on every boot)."""
+    bound = []
+    for compatible in ("microchip,enc424j600", "microchip,enc624j600"):
+        with tempfile.TemporaryDirectory() as tmp:
+            dtb = os.path.join(tmp, "part.dtb")
+            shutil.copy(DTB, dtb)
+            subprocess.run(["fdtput", "-t", "s", dtb, NODE, "compatible", compatible],
+                           check=True)
+            with Board(logdir, name=compatible.split(",")[1], dtb=dtb) as b:
+                b.load_driver(OURS)
+                drv = b.out("basename $(readlink /sys/bus/spi/devices/spi0.0/driver)")
+                assert drv == OURS, f"{compatible}: spi0.0 is bound to {drv!r}, not {OURS}"
+                assert b.run("[ -e /sys/class/net/eth0 ]", check=False)[0] == 0, \
+                    f"{compatible}: bound, but no eth0"
+                check_no_splats(b)
+        bound.append(compatible)
+    return f"bound by {', '.join(bound)}"
+
+
 test_driver_w1_sparse_clean.every_kernel = True

@@ -92,7 +92,7 @@ def test_rpi_overlay_merges_into_the_boards_dtbs(logdir):
         gpio = fdtget(out, "/__symbols__", "gpio")
         eth = f"{spi}/ethernet@0"
         assert fdtget(out, spi, "status") == "okay", f"{board}: SPI0 not enabled"
-        assert fdtget(out, eth, "compatible") == "microchip,encx24j600", board
+        assert fdtget(out, eth, "compatible") == "microchip,enc424j600", board
         assert fdtget(out, eth, "reg", fmt="u") == "0", f"{board}: not on CE0"
         gpio_phandle = fdtget(out, gpio, "phandle", fmt="u")
         assert fdtget(out, eth, "interrupt-parent", fmt="u") == gpio_phandle, \

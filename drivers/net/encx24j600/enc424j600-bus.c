@@ -22,10 +22,18 @@
 #include "enc424j600.h"
 #include "enc424j600-logic.h"
 
+#ifdef ENC_TEST_HOOKS
+/* Knobs of this repository's tests and benchmark, not of the driver */
+static bool offload = true;
+module_param(offload, bool, 0444);
+MODULE_PARM_DESC(offload,
+		 "Use the chip's BFSU/BFCU opcodes for regmap update_bits on volatile registers (default: on)");
+
 static bool chain_cmds;
 module_param(chain_cmds, bool, 0444);
 MODULE_PARM_DESC(chain_cmds,
 		 "Chain the SETPKTDEC commands of an RX batch in chip-select frames of up to 28, the last leading the ERXTAIL write when one is due (default: off)");
+#endif
 
 /* Send one CS frame: @len bytes from @tx, answer into @rx (may be NULL);
  * bus_lock held.
@@ -196,8 +204,7 @@ static int enc_xfer_frames(struct enc_priv *priv, unsigned int n)
 
 /* Give @frames consumed frames back to the chip: one SETPKTDEC each and,
  * if @set_tail, one WCRU of ERXTAIL, up to ENC_REL_XFERS CS frames to a
- * message.  With chain_cmds the 1-byte commands share CS frames (up to
- * ENC_MAX_DEC_CHAIN of them), the last of them leading the WCRU.
+ * message.
  *
  * bufs->cmd holds ENC_MAX_DEC_CHAIN SETPKTDECs and then the ERXTAIL
  * write, so every frame is a slice of it: k SETPKTDECs are the k bytes
@@ -209,6 +216,7 @@ int enc_rx_release(struct enc_priv *priv, unsigned int frames, u16 tail,
 	u8 *wcru = priv->bufs->cmd + ENC_MAX_DEC_CHAIN;
 	struct spi_transfer *t = priv->rel_xfers;
 	unsigned int k, n = 0;
+	bool lead;
 	int ret = 0;
 
 	mutex_lock(&priv->bus_lock);
@@ -217,14 +225,23 @@ int enc_rx_release(struct enc_priv *priv, unsigned int frames, u16 tail,
 	wcru[1] = ERXTAIL;
 	put_unaligned_le16(tail, &wcru[2]);
 	while (frames || set_tail) {
-		k = chain_cmds ? min_t(unsigned int, frames, ENC_MAX_DEC_CHAIN) :
-				 !!frames;
+		/* one SETPKTDEC to a CS frame; the ERXTAIL write alone */
+		k = !!frames;
+		lead = !k;
+#ifdef ENC_TEST_HOOKS
+		/* the 1-byte commands share CS frames, the last leading the
+		 * ERXTAIL write
+		 */
+		if (chain_cmds) {
+			k = min_t(unsigned int, frames, ENC_MAX_DEC_CHAIN);
+			lead = true;
+		}
+#endif
 		frames -= k;
 		memset(&t[n], 0, sizeof(t[n]));
 		t[n].tx_buf = wcru - k;
 		t[n].len = k;
-		if (!frames && set_tail && (chain_cmds || !k)) {
-			/* these lead the ERXTAIL write, or it goes alone */
+		if (!frames && set_tail && lead) {
 			t[n].len += 4;
 			set_tail = false;
 		}
@@ -355,11 +372,13 @@ static const struct regmap_bus enc_regmap_bus = {
 	.reg_update_bits = enc_regmap_reg_update_bits,
 };
 
+#ifdef ENC_TEST_HOOKS
 /* Same bus without the native update: the core falls back to read+write */
 static const struct regmap_bus enc_regmap_bus_rmw = {
 	.reg_read = enc_regmap_reg_read,
 	.reg_write = enc_regmap_reg_write,
 };
+#endif
 
 static bool enc_volatile_reg(struct device *dev, unsigned int reg)
 {
@@ -452,9 +471,15 @@ static const struct regmap_config enc_regmap_config = {
 	.cache_type = REGCACHE_RBTREE,
 };
 
-struct regmap *enc_regmap_init(struct enc_priv *priv, bool offload)
+struct regmap *enc_regmap_init(struct enc_priv *priv)
 {
-	return devm_regmap_init(&priv->spi->dev,
-				offload ? &enc_regmap_bus : &enc_regmap_bus_rmw,
-				priv, &enc_regmap_config);
+#ifdef ENC_TEST_HOOKS
+	if (!offload) {
+		dev_info(&priv->spi->dev, "update_bits offload off\n");
+		return devm_regmap_init(&priv->spi->dev, &enc_regmap_bus_rmw,
+					priv, &enc_regmap_config);
+	}
+#endif
+	return devm_regmap_init(&priv->spi->dev, &enc_regmap_bus, priv,
+				&enc_regmap_config);
 }

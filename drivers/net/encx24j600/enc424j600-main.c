@@ -9,7 +9,9 @@
 
 #include <linux/bitfield.h>
 #include <linux/crc32.h>
+#ifdef ENC_TEST_HOOKS
 #include <linux/debugfs.h>
+#endif
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
@@ -26,11 +28,6 @@
 
 #include "enc424j600.h"
 #include "enc424j600-logic.h"
-
-static bool offload = true;
-module_param(offload, bool, 0444);
-MODULE_PARM_DESC(offload,
-		 "Use the chip's BFSU/BFCU opcodes for regmap update_bits on volatile registers (default: on)");
 
 #define ENC_MSG_DEFAULT	(NETIF_MSG_DRV | NETIF_MSG_PROBE | NETIF_MSG_LINK)
 
@@ -226,7 +223,6 @@ static u16 enc_tx_done(struct enc_priv *priv, u16 eir, u16 econ1)
 	priv->tx_inflight = false;
 	if (eir & EIR_TXABTIF) {
 		/* TXIF may be set too (from an earlier frame): fine */
-		priv->dstats.tx_aborts++;
 		enc_stat_add(priv, &priv->nstats.tx_errors, 1);
 		enc_stat_add(priv, &priv->nstats.tx_aborted_errors, 1);
 		enc_tx_reset(priv);
@@ -410,7 +406,6 @@ static void enc_rx_corrupt(struct enc_priv *priv, const char *what, u16 at)
 
 static void enc_rx_length_error(struct enc_priv *priv)
 {
-	priv->dstats.rx_bad_frames++;
 	enc_stat_add(priv, &priv->nstats.rx_errors, 1);
 	enc_stat_add(priv, &priv->nstats.rx_length_errors, 1);
 }
@@ -426,8 +421,7 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
 	case ENC_RSV_OK:
 		break;
 	case ENC_RSV_CRC_ERROR:
-		priv->dstats.rx_bad_frames++;
-		enc_stat_add(priv, &priv->nstats.rx_errors, 1);
+			enc_stat_add(priv, &priv->nstats.rx_errors, 1);
 		enc_stat_add(priv, &priv->nstats.rx_crc_errors, 1);
 		return;
 	case ENC_RSV_LENGTH_ERROR:
@@ -570,10 +564,8 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 /* Count the overflow flags in @eir; returns those to clear */
 static u16 enc_rx_overflows(struct enc_priv *priv, u16 eir)
 {
-	if (eir & EIR_RXABTIF) {
-		priv->dstats.rx_overruns++;
+	if (eir & EIR_RXABTIF)
 		enc_stat_add(priv, &priv->nstats.rx_over_errors, 1);
-	}
 	if (eir & EIR_PCFULIF)
 		priv->dstats.rx_pkt_full++;
 	return eir & ENC_EIR_RX_OVERFLOW;
@@ -885,11 +877,13 @@ static void enc_reset_work(struct work_struct *work)
 	mutex_unlock(&priv->lock);
 
 	netdev_info(ndev, "chip reset and reconfigured\n");
-	/* test hook: the stack's next frame races the hand-back below for
-	 * the one TX slot; widen the window (nothing here may depend on it)
+#ifdef ENC_TEST_HOOKS
+	/* the stack's next frame races the hand-back below for the one TX
+	 * slot; widen the window (nothing here may depend on it)
 	 */
 	if (priv->inject_restore_delay_ms)
 		msleep(priv->inject_restore_delay_ms);
+#endif
 	/* the PHY was reset with the chip: phylib sets it up again */
 	phy_start_aneg(ndev->phydev);
 	/* the carrier went off with the chip while phylib saw no change of
@@ -1044,7 +1038,6 @@ static void enc_tx_work(struct work_struct *work)
 		goto out;
 
 	if (test_and_clear_bit(ENC_TX_TIMEOUT, &priv->flags)) {
-		priv->dstats.tx_timeouts++;
 		enc_stat_add(priv, &priv->nstats.tx_errors, 1);
 		if (!priv->recovering) {
 			enc_tx_reset(priv);
@@ -1087,11 +1080,13 @@ static void enc_tx_work(struct work_struct *work)
 			goto out;
 	}
 
+#ifdef ENC_TEST_HOOKS
 	if (priv->inject_tx_hang && netif_device_present(ndev)) {
 		/* pretend the chip never takes it: the watchdog must act */
 		priv->inject_tx_hang--;
 		goto out;
 	}
+#endif
 
 	skb = xchg(&priv->tx_skb, NULL);
 	if (!skb)
@@ -1346,11 +1341,13 @@ static int enc_open(struct net_device *ndev)
 	enable_irq(ndev->irq);
 	mutex_lock(&priv->lock);
 	ret = enc_cmd(priv, ENC_SETEIE);
+#ifdef ENC_TEST_HOOKS
 	if (!ret && priv->inject_open_fail) {
-		/* test hook: fail with everything started, RX and INT on */
+		/* fail with everything started, RX and INT on */
 		priv->inject_open_fail--;
 		ret = -EIO;
 	}
+#endif
 	if (ret) {
 		/* an IRQ thread or work item waiting for the lock finds the
 		 * device down, not a chip to recover
@@ -1551,7 +1548,7 @@ static int enc_mdio_init(struct enc_priv *priv)
 	bus = devm_mdiobus_alloc(dev);
 	if (!bus)
 		return -ENOMEM;
-	bus->name = "enc424j600 internal PHY";
+	bus->name = ENC_DRV_NAME " internal PHY";
 	bus->priv = priv;
 	bus->parent = dev;
 	bus->read = enc_mdio_read;
@@ -1611,6 +1608,7 @@ static int enc_get_mac(struct enc_priv *priv)
 	return enc_write_mac(priv, ndev->dev_addr);
 }
 
+#ifdef ENC_TEST_HOOKS
 static struct dentry *enc_debugfs_root;
 
 static void enc_debugfs_remove(void *data)
@@ -1636,6 +1634,7 @@ static void enc_debugfs_init(struct enc_priv *priv)
 			   &priv->inject_restore_delay_ms);
 	devm_add_action_or_reset(dev, enc_debugfs_remove, dir);
 }
+#endif
 
 static int enc_probe(struct spi_device *spi)
 {
@@ -1685,7 +1684,7 @@ static int enc_probe(struct spi_device *spi)
 	if (ret)
 		return ret;
 
-	priv->map = enc_regmap_init(priv, offload);
+	priv->map = enc_regmap_init(priv);
 	if (IS_ERR(priv->map))
 		return dev_err_probe(dev, PTR_ERR(priv->map), "regmap init failed\n");
 
@@ -1727,21 +1726,27 @@ static int enc_probe(struct spi_device *spi)
 	ret = devm_register_netdev(dev, ndev);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot register netdev\n");
+#ifdef ENC_TEST_HOOKS
 	enc_debugfs_init(priv);
+#endif
 
-	dev_info(dev, "%s: ENCX24J600 rev %u, MAC %pM, IRQ %d%s\n",
-		 ndev->name, priv->revid, ndev->dev_addr, spi->irq,
-		 offload ? "" : ", update_bits offload off");
+	dev_info(dev, "%s: ENCX24J600 rev %u, MAC %pM, IRQ %d\n",
+		 ndev->name, priv->revid, ndev->dev_addr, spi->irq);
 	return 0;
 }
 
 static const struct of_device_id enc_of_match[] = {
+	{ .compatible = "microchip,enc424j600" },
+	{ .compatible = "microchip,enc624j600" },
+	/* the one compatible device trees have used since 2015 */
 	{ .compatible = "microchip,encx24j600" },
 	{ }
 };
 MODULE_DEVICE_TABLE(of, enc_of_match);
 
 static const struct spi_device_id enc_spi_id[] = {
+	{ "enc424j600" },
+	{ "enc624j600" },
 	{ "encx24j600" },
 	{ }
 };
@@ -1756,6 +1761,7 @@ static struct spi_driver enc_driver = {
 	.id_table = enc_spi_id,
 };
 
+#ifdef ENC_TEST_HOOKS
 static int __init enc_init(void)
 {
 	int ret;
@@ -1774,6 +1780,9 @@ static void __exit enc_exit(void)
 	debugfs_remove_recursive(enc_debugfs_root);
 }
 module_exit(enc_exit);
+#else
+module_spi_driver(enc_driver);
+#endif
 
 MODULE_DESCRIPTION("Microchip ENC424J600/ENC624J600 SPI Ethernet driver");
 MODULE_LICENSE("GPL");

@@ -16,7 +16,8 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 
-#define ENC_DRV_NAME		"enc424j600"
+/* the module's name: enc424j600 out of tree, encx24j600 in the kernel */
+#define ENC_DRV_NAME		KBUILD_MODNAME
 
 /* SPI opcodes: 1-byte commands */
 #define ENC_SETETHRST		0xca
@@ -276,19 +277,17 @@ struct enc_bus_stats {
 	u64 rx_bursts;
 };
 
-/* Driver event counters (protected by lock) */
+/* Driver event counters (protected by lock); what the core counts
+ * (rtnl_link_stats64, the queue's tx_timeout) is not repeated here
+ */
 struct enc_drv_stats {
 	u64 irqs;
 	u64 rx_batches;
 	u64 rx_deferrals;
-	u64 rx_overruns;
 	u64 rx_pkt_full;
-	u64 rx_bad_frames;
 	u64 rx_resets;
 	u64 rx_rewinds;
-	u64 tx_aborts;
 	u64 tx_resets;
-	u64 tx_timeouts;
 	u64 link_changes;
 	u64 chip_resets;
 	u64 chip_lost;
@@ -384,14 +383,16 @@ struct enc_priv {
 
 	struct enc_net_stats nstats;
 
+#ifdef ENC_TEST_HOOKS
 	/* debugfs fault injection: TX starts to swallow (watchdog test) */
 	u32 inject_tx_hang;
 	u32 inject_open_fail;
 	u32 inject_restore_delay_ms;
+#endif
 };
 
 /* enc424j600-bus.c: raw SPI and the regmap bus */
-struct regmap *enc_regmap_init(struct enc_priv *priv, bool offload);
+struct regmap *enc_regmap_init(struct enc_priv *priv);
 int enc_cmd(struct enc_priv *priv, u8 op);
 int enc_sfr_read(struct enc_priv *priv, u8 addr, void *buf, size_t len);
 int enc_sfr_write(struct enc_priv *priv, u8 addr, const void *buf, size_t len);
