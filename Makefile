@@ -21,7 +21,7 @@ export KVER
 LINUX_SUITE_VERSIONS := $(shell . config/versions.sh; echo $$LINUX_SUITE_VERSIONS)
 KVER_MAIN := $(or $(KVER),$(shell . config/versions.sh; echo $$LINUX_DEFAULT))
 
-.PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan qemu-patches rootfs images images-debug images-others build clean distclean
+.PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan qemu-patches upstream upstream-tree rootfs images images-debug images-others build clean distclean
 
 all: demo
 
@@ -49,6 +49,17 @@ qemu: deps
 # patches/qemu, the series the build makes from the model's sources in qemu/
 qemu-patches: deps
 	@$(S)/build-qemu.sh --export
+
+# The kernel series for upstream, made from drivers/ and tests/kunit/ into
+# build/upstream (never stored: the code lives once), and the tree they make:
+# applied to a fresh Debian tree, built as the board's kernel (the suite
+# boots it: tests/test_upstream.py)
+upstream: deps
+	@$(S)/export-upstream.sh
+
+upstream-tree: deps
+	@$(MAKE) --no-print-directory images KVER=$$(. config/versions.sh; echo $$LINUX_UPSTREAM_BASE)
+	@$(S)/build-upstream-tree.sh build/upstream-tree
 
 # QEMU with ASan + UBSan, for the fuzz runs
 qemu-asan: deps

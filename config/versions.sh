@@ -12,8 +12,9 @@ LINUX_DEFAULT=6.1
 # The kernels make test boots: the whole suite on KVER, the tests marked
 # every_kernel on the others (tests/run.py).
 LINUX_SUITE_VERSIONS="6.1 6.12"
-# The tree the upstream series (patches/upstream) are cut against
-LINUX_UPSTREAM_BASE=6.1
+# The tree the upstream series (make upstream: build/upstream) are cut
+# against: the newer LTS, nearer to net-next
+LINUX_UPSTREAM_BASE=6.12
 LINUX_ARCH=arm
 LINUX_CROSS=arm-linux-gnueabi-
 LINUX_DEFCONFIG=versatile_defconfig

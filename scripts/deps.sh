@@ -9,6 +9,8 @@ PACKAGES=(
 	gcc-arm-linux-gnueabi binutils-arm-linux-gnueabi libc6-dev-armel-cross
 	gcc libc6-dev cpp make bc bison flex libssl-dev libelf-dev cpio kmod
 	rsync xz-utils patch ccache sparse
+	# the upstream series: the driver without its test hooks
+	unifdef
 	# images and device tree
 	u-boot-tools device-tree-compiler dt-schema
 	# guest root filesystem

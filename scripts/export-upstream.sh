@@ -1,28 +1,36 @@
 #!/bin/bash
-# Regenerate the upstream submission series in patches/upstream/ from the
-# sources in this repository (the one place they live):
+# make upstream: the kernel series this repository sends upstream, made
+# from its sources (the one place they live) into build/upstream/:
 #
-#   netdev/  dt binding, the enc424j600 driver in-tree with its KUnit tests
-#   regmap/  KUnit tests of the regmap core features the driver rests on
+#   netdev/        the driver replacing drivers/net/ethernet/microchip/
+#                  encx24j600* in place (same Kconfig symbol, module name and
+#                  compatible: users' configs and device trees keep working),
+#                  with its KUnit tests, and its YAML binding
+#   regmap/        KUnit tests of the regmap core features the driver rests on
+#   regmap-fixes/  the fixes the board needs on that kernel (patches/linux/
+#                  <base>, written as a series with Fixes: tags), as they are
 #
-# Each series is made with git in a scratch tree holding the files it
-# touches from Debian's linux-source-<LINUX_UPSTREAM_BASE>, so it applies
-# with "git am" to a fresh extraction, whatever KVER the caller builds.  The
-# kernel fixes the board needs (patches/linux) are already series of their
-# own.
+# Each is cut with git against Debian's linux-source-$LINUX_UPSTREAM_BASE, so
+# it applies with "git am" to a fresh extraction.  The driver goes as this
+# repository builds it less its test hooks (unifdef -UENC_TEST_HOOKS) and
+# under the kernel's names (encx24j600*).  The old driver's removal is made
+# here, from the tree it is cut against.
 #
-#   export-upstream.sh [OUTDIR]     (default: patches/upstream)
+#   export-upstream.sh [OUTDIR]     (default: build/upstream)
 . "$(dirname "$0")/../config/versions.sh"
 KVER=$LINUX_UPSTREAM_BASE
 . "$(dirname "$0")/lib.sh"
 
-OUTDIR=${1:-$TOP/patches/upstream}
+OUTDIR=${1:-$BUILD/upstream}
 [ -f "$LINUX_SOURCE_TARBALL" ] ||
-	die "$LINUX_SOURCE_TARBALL missing: install the Debian package '$LINUX_SOURCE_PKG'"
+	die "$LINUX_SOURCE_TARBALL missing: install the Debian package '$LINUX_SOURCE_PKG' (make deps, as root)"
+need_cmd unifdef unifdef
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 DRV=$TOP/drivers/net/encx24j600
+KUNIT=$TOP/tests/kunit/enc424j600
+MCHP=drivers/net/ethernet/microchip
 # Fixed identity and dates: the same sources give the same patches.
 export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
 GIT_AUTHOR_NAME=$(git -C "$TOP" config user.name || echo "ENCX24J600 developers")
@@ -30,14 +38,25 @@ GIT_AUTHOR_EMAIL=$(git -C "$TOP" config user.email || echo "encx24j600@localhost
 GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME
 GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
 export GIT_AUTHOR_DATE="2026-01-01T00:00:00+0000" GIT_COMMITTER_DATE="2026-01-01T00:00:00+0000"
+AUTHOR="$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
 
-# scratch_tree DIR PATH...: the named paths of the Debian tree, committed.
+# The parts of Debian's tree the series touch, extracted once.
+BASE=$WORK/base
+mkdir -p "$BASE"
+tar -xf "$LINUX_SOURCE_TARBALL" -C "$BASE" --strip-components=1 \
+	"$LINUX_SOURCE_PKG/MAINTAINERS" "$LINUX_SOURCE_PKG/$MCHP" \
+	"$LINUX_SOURCE_PKG/drivers/base/regmap" \
+	"$LINUX_SOURCE_PKG/Documentation/devicetree/bindings/net" ||
+	die "cannot extract from $LINUX_SOURCE_TARBALL"
+
+# scratch_tree DIR PATH...: the named paths of Debian's tree, committed.
 scratch_tree() {
-	local dir=$1
+	local dir=$1 p
 	shift
-	mkdir -p "$dir"
-	tar -xf "$LINUX_SOURCE_TARBALL" -C "$dir" --strip-components=1 \
-		"${@/#/$LINUX_SOURCE_PKG/}"
+	for p in "$@"; do
+		mkdir -p "$dir/$(dirname "$p")"
+		cp -a "$BASE/$p" "$dir/$p"
+	done
 	git -C "$dir" init -q
 	git -C "$dir" add -A
 	git -C "$dir" commit -q -m "Debian $LINUX_SOURCE_PKG $(pkg_version "$LINUX_SOURCE_PKG")"
@@ -45,17 +64,37 @@ scratch_tree() {
 
 commit() { git -C "$1" add -A && git -C "$1" commit -q -s -F -; }
 
-# --- netdev: binding, driver, driver KUnit tests ----------------------
-T=$WORK/netdev
-scratch_tree "$T" MAINTAINERS drivers/net/ethernet/microchip/Kconfig \
-	drivers/net/ethernet/microchip/Makefile Documentation/devicetree/bindings/net/ethernet-controller.yaml
-# maintainers_add FILE-PATTERN: list it in our MAINTAINERS section, which
-# is created, in alphabetical place, on first use.
+# kernel_source SRC DST: SRC without the test hooks and under the kernel's
+# names: enc424j600 -> encx24j600, except the part's compatible and SPI id.
+kernel_source() {
+	# unifdef exits 1 when it changed something, 2 on trouble
+	unifdef -UENC_TEST_HOOKS -o "$WORK/unifdef.out" "$1" || [ $? -le 1 ] ||
+		die "unifdef failed on $1"
+	python3 - "$WORK/unifdef.out" "$2" <<'PY' || die "cannot rename $1"
+import re
+import sys
+src, dst = sys.argv[1:]
+text = open(src).read()
+def rename(m):
+    s = m.string
+    quoted = s[m.start() - 1:m.start()] == '"' and s[m.end():m.end() + 1] == '"'
+    compatible = s[max(0, m.start() - 10):m.start()] == "microchip,"
+    return m.group(0) if quoted or compatible else "encx24j600"
+text = re.sub(r"enc424j600", rename, text)
+# a hook that went from between two blank lines leaves both
+text = re.sub(r"\n{3,}", "\n\n", text)
+assert "ENC_TEST_HOOKS" not in text, "a test hook is left"
+open(dst, "w").write(text)
+PY
+}
+
+# maintainers_add FILE-PATTERN: list it in the driver's MAINTAINERS section,
+# which is created, in alphabetical place, on first use.
 maintainers_add() {
-	python3 - "$T/MAINTAINERS" "$1" "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" <<'PY'
+	python3 - "$T/MAINTAINERS" "$1" "$AUTHOR" <<'PY' || die "MAINTAINERS: no place for the entry"
 import sys
 path, pattern, who = sys.argv[1:]
-title = "MICROCHIP ENC424J600/ENC624J600 ETHERNET DRIVER (ENC424J600)"
+title = "MICROCHIP ENCX24J600 ETHERNET DRIVER"
 lines = open(path).read().split("\n")
 if title in lines:
     i = lines.index(title) + 1
@@ -72,81 +111,97 @@ else:
                           "S:\tMaintained", f"F:\t{pattern}", ""]
             break
     else:
-        sys.exit("no place for the MAINTAINERS entry")
+        sys.exit(1)
 open(path, "w").write("\n".join(lines))
 PY
 }
-install -D -m 0644 "$TOP/dts/bindings/microchip,encx24j600.yaml" \
-	"$T/Documentation/devicetree/bindings/net/microchip,encx24j600.yaml"
-maintainers_add Documentation/devicetree/bindings/net/microchip,encx24j600.yaml
+
+# --- netdev: binding, the driver in place of the old one, KUnit tests --
+T=$WORK/netdev
+scratch_tree "$T" MAINTAINERS "$MCHP"
+BINDING=Documentation/devicetree/bindings/net/microchip,encx24j600.yaml
+mkdir -p "$T/$(dirname "$BINDING")"
+# the binding names a person, the series' author, as its maintainer
+sed "s|^  - ENCX24J600 driver maintainers <.*>\$|  - $AUTHOR|" \
+	"$TOP/dts/bindings/microchip,encx24j600.yaml" >"$T/$BINDING"
+grep -qF -- "  - $AUTHOR" "$T/$BINDING" || die "$BINDING: its maintainer was not set"
+maintainers_add "$BINDING"
 commit "$T" <<'EOF'
 dt-bindings: net: add Microchip ENC424J600/ENC624J600 SPI Ethernet
 
 The ENCX24J600 has been supported by drivers/net/ethernet/microchip/
-encx24j600.c for years, but its device tree binding was never written
-down.  Describe it: an SPI peripheral with one active-low interrupt that
-stays asserted while an enabled event is pending, an optional MAC address
-and the usual SPI bus properties.
+encx24j600.c since 2015, matched through the compatible
+"microchip,encx24j600", but its binding was never written down.
+
+Describe it: an SPI peripheral with one active-low interrupt that stays
+asserted while an enabled event is pending, an optional MAC address and
+the usual SPI bus properties.  New device trees name the part
+(microchip,enc424j600 or microchip,enc624j600: over SPI the two are the
+same device); the compatible existing device trees use stays valid,
+deprecated.
 EOF
 
-D=$T/drivers/net/ethernet/microchip/enc424j600
+# The old driver goes, the new one takes its place, symbol and module name.
+git -C "$T" rm -q "$MCHP/encx24j600.c" "$MCHP/encx24j600-regmap.c" "$MCHP/encx24j600_hw.h"
+D=$T/$MCHP/encx24j600
 mkdir -p "$D"
-cp "$DRV"/*.c "$DRV"/*.h "$D/"
-maintainers_add drivers/net/ethernet/microchip/enc424j600/
-objs=$(sed -n 's/^enc424j600-y *:= *//p' "$DRV/Kbuild")
+for f in "$DRV"/*.c "$DRV"/*.h; do
+	b=$(basename "$f")
+	kernel_source "$f" "$D/${b/enc424j600/encx24j600}"
+done
+objs=$(sed -n 's/^enc424j600-y *:= *//p' "$DRV/Kbuild" | sed 's/enc424j600/encx24j600/g')
+[ -n "$objs" ] || die "$DRV/Kbuild: no enc424j600-y line"
 cat >"$D/Makefile" <<EOF
 # SPDX-License-Identifier: GPL-2.0
-obj-\$(CONFIG_ENC424J600) += enc424j600.o
-enc424j600-y := $objs
+obj-\$(CONFIG_ENCX24J600) += encx24j600.o
+encx24j600-y := $objs
 EOF
-python3 - "$T/drivers/net/ethernet/microchip" <<'EOF'
+maintainers_add "$MCHP/encx24j600/"
+python3 - "$T/$MCHP" <<'PY' || die "the microchip Kconfig or Makefile has changed: no place for the driver"
+import re
 import sys
 d = sys.argv[1]
 k = open(f"{d}/Kconfig").read()
-entry = """config ENC424J600
-	tristate "ENC424J600/ENC624J600 support (regmap, phylib)"
+entry = """config ENCX24J600
+	tristate "ENC424J600/ENC624J600 support"
 	depends on SPI
-	select REGMAP
-	select PHYLIB
 	select CRC32
+	select PHYLIB
+	select REGMAP
 	help
 	  Support for the Microchip ENC424J600/ENC624J600 10/100 Ethernet
-	  controller over SPI, with as few bus transactions per frame as the
-	  chip allows: native bit set/clear for register updates, batched
-	  receive and a multicast hash filter.
+	  controller over SPI.
 
-	  To compile this driver as a module, choose M here. The module will
-	  be called enc424j600.
+	  To compile this driver as a module, choose M here. The module will be
+	  called encx24j600.
 
 """
-anchor = "config LAN743X\n"
-assert anchor in k
-open(f"{d}/Kconfig", "w").write(k.replace(anchor, entry + anchor, 1))
+old = re.search(r"^config ENCX24J600\n.*?\n\n(?=config )", k, re.S | re.M)
+assert old, "no config ENCX24J600 entry"
+open(f"{d}/Kconfig", "w").write(k[:old.start()] + entry + k[old.end():])
 m = open(f"{d}/Makefile").read()
-anchor = "obj-$(CONFIG_LAN743X)"
-assert anchor in m
-open(f"{d}/Makefile", "w").write(
-    m.replace(anchor, "obj-$(CONFIG_ENC424J600) += enc424j600/\n" + anchor, 1))
-EOF
-mkdir -p "$D"
-if [ -d "$TOP/tests/kunit/enc424j600" ]; then
-	for f in "$TOP"/tests/kunit/enc424j600/*.c; do
-		cp "$f" "$D/$(basename "$f" .c | tr _ -).c"
-	done
-	cat >>"$D/Makefile" <<'EOF'
-obj-$(CONFIG_ENC424J600_KUNIT_TEST) += enc424j600-kunit.o
-EOF
-	python3 - "$T/drivers/net/ethernet/microchip/Kconfig" <<'EOF'
+line = "obj-$(CONFIG_ENCX24J600) += encx24j600.o encx24j600-regmap.o\n"
+assert line in m, "no encx24j600 line in the Makefile"
+open(f"{d}/Makefile", "w").write(m.replace(line, "obj-$(CONFIG_ENCX24J600) += encx24j600/\n"))
+PY
+# KUnit tests of the driver's pure logic
+for f in "$KUNIT"/*.c; do
+	b=$(basename "$f" .c)
+	kernel_source "$f" "$D/$(echo "$b" | sed 's/enc424j600/encx24j600/; s/_/-/g').c"
+done
+echo 'obj-$(CONFIG_ENCX24J600_KUNIT_TEST) += encx24j600-kunit.o' >>"$D/Makefile"
+python3 - "$T/$MCHP/Kconfig" <<'PY' || die "the microchip Kconfig has changed"
 import sys
 p = sys.argv[1]
 k = open(p).read()
 anchor = "config LAN743X\n"
-entry = """config ENC424J600_KUNIT_TEST
-	tristate "KUnit tests for the enc424j600 driver's logic" if !KUNIT_ALL_TESTS
-	depends on ENC424J600 && KUNIT
+assert anchor in k
+entry = """config ENCX24J600_KUNIT_TEST
+	tristate "KUnit tests for the encx24j600 driver's logic" if !KUNIT_ALL_TESTS
+	depends on ENCX24J600 && KUNIT
 	default KUNIT_ALL_TESTS
 	help
-	  Unit tests of the pure logic of the enc424j600 driver: receive ring
+	  Unit tests of the pure logic of the encx24j600 driver: receive ring
 	  pointers and the ERXTAIL wrap, the receive status vector, the
 	  multicast hash bit and the BFSU/BFCU split of a register update.
 	  They need no hardware and run when the module is loaded.
@@ -155,43 +210,48 @@ entry = """config ENC424J600_KUNIT_TEST
 
 """
 open(p, "w").write(k.replace(anchor, entry + anchor, 1))
-EOF
-fi
-
+PY
 commit "$T" <<'EOF'
-net: ethernet: microchip: add enc424j600, a regmap/phylib ENCX24J600 driver
+net: ethernet: microchip: encx24j600: rewrite on regmap and phylib
 
-The existing encx24j600 driver spends about ten SPI transactions per
-received frame and eleven per transmitted one: banked register access
-with bank-select messages, read-modify-write for flag updates, one frame
-per interrupt, and a TX-done interrupt of its own.  On a chip whose bus
-runs at 14 MHz the transactions, not the bytes, bound the frame rate.
-It also mis-wraps ERXTAIL at the ring start, reports CHECKSUM_COMPLETE
-with a zero checksum, overruns its register dump buffer, BUG()s when
-TXIF and TXABTIF arrive together, leaks the skb on TX timeout, passes the
-FCS up and drops 1522-byte VLAN frames.
+The encx24j600 driver spends about ten SPI transactions per received
+frame and eleven per transmitted one: banked register access with
+bank-select messages, read-modify-write for flag updates, one frame per
+interrupt, and a TX-done interrupt of its own.  On a chip whose bus runs
+at 14 MHz the transactions, not the bytes, bound the frame rate.  It also
+mis-wraps ERXTAIL at the ring start, reports CHECKSUM_COMPLETE with a
+zero checksum, overruns its register dump buffer, BUG()s when TXIF and
+TXABTIF arrive together, leaks the skb on TX timeout, passes the FCS up
+and drops 1522-byte VLAN frames.
 
-enc424j600 is a new driver for the same chip:
+Replace it with a driver written around the bus:
 - register access through regmap with a bus of unbanked opcodes only,
   whose reg_update_bits is the chip's BFSU/BFCU (one transaction, both
   bytes of a 16-bit register) and a register cache for configuration;
 - receive batched: one status burst, all pending frames in one stream
   of the receive window, one ERXTAIL write per batch;
+- transmit completion read from the status before the next frame, not
+  by an interrupt of its own;
 - the internal PHY through an mdio bus and phylib, link changes by
   interrupt;
-- the multicast hash filter, ethtool statistics of its own bus traffic;
-- KUnit tests of its pure logic (ring pointers and the ERXTAIL wrap, the
-  receive status vector, the hash bit, the BFSU/BFCU split), since that
-  arithmetic is easy to get wrong and hard to see wrong on hardware.
+- a chip that resets behind the driver (brown-out, ESD) or stops
+  answering is found and restored;
+- the multicast hash filter, and ethtool statistics of its own bus
+  traffic and recoveries;
+- KUnit tests of its pure logic (the receive ring arithmetic and the
+  ERXTAIL wrap, the receive header and status vector, the hash bit, the
+  BFSU/BFCU split of a register update), easy to get wrong and hard to
+  see wrong on hardware.
 
-It is a separate driver rather than a rewrite of encx24j600 so the two
-can be compared on the same board; both match "microchip,encx24j600".
+It keeps the Kconfig symbol, the module name and the compatible of the
+old driver, so configurations and device trees keep working; it also
+matches the parts' own compatibles.  It lives in a directory of its own.
 EOF
 
 # --- regmap: KUnit tests of the core features --------------------------
 R=$WORK/regmap
-scratch_tree "$R" MAINTAINERS drivers/base/regmap/Kconfig drivers/base/regmap/Makefile
-python3 - "$R/MAINTAINERS" <<'PY'
+scratch_tree "$R" MAINTAINERS drivers/base/regmap
+python3 - "$R/MAINTAINERS" <<'PY' || die "MAINTAINERS: no regmap section"
 import sys
 lines = open(sys.argv[1]).read().split("\n")
 i = lines.index("REGISTER MAP ABSTRACTION")
@@ -227,8 +287,12 @@ ack_invert, and the format of the debugfs range file.  Check each against
 a fake bus that records every call.
 EOF
 
-rm -rf "$OUTDIR/netdev" "$OUTDIR/regmap"
-mkdir -p "$OUTDIR"
-git -C "$T" format-patch -q --no-signature -o "$OUTDIR/netdev" HEAD~"$(($(git -C "$T" rev-list --count HEAD) - 1))"
+rm -rf "$OUTDIR/netdev" "$OUTDIR/regmap" "$OUTDIR/regmap-fixes"
+mkdir -p "$OUTDIR/regmap-fixes"
+git -C "$T" format-patch -q --no-signature -o "$OUTDIR/netdev" HEAD~2
 git -C "$R" format-patch -q --no-signature -o "$OUTDIR/regmap" HEAD~1
-say "upstream series: $(ls "$OUTDIR"/netdev | wc -l) netdev, $(ls "$OUTDIR"/regmap | wc -l) regmap patches in ${OUTDIR#"$TOP"/}"
+fixes=("$TOP/patches/linux/$LINUX_UPSTREAM_BASE"/*.patch)
+[ -e "${fixes[0]}" ] && cp "${fixes[@]}" "$OUTDIR/regmap-fixes/"
+say "upstream series against $LINUX_SOURCE_PKG: $(ls "$OUTDIR"/netdev | wc -l) netdev," \
+	"$(ls "$OUTDIR"/regmap | wc -l) regmap, $(ls "$OUTDIR"/regmap-fixes | wc -l) regmap fixes" \
+	"in ${OUTDIR#"$TOP"/}"

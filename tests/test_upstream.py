@@ -1,54 +1,125 @@
-"""The patch series are upstream-ready: current, applying, checkpatch-clean.
+"""The patch series are upstream-ready: current, applying, checkpatch-clean,
+and the kernel series a kernel that boots and pings.
 
-patches/upstream is generated from the repository's sources by
-scripts/export-upstream.sh, patches/qemu from the model's sources in qemu/
-by scripts/qemu-series.py; patches/linux (fixes the board needs) is
-written by hand."""
+The kernel series (make upstream: build/upstream) are made from the
+repository's sources by scripts/export-upstream.sh and never stored;
+patches/qemu is made from the model's sources in qemu/ by
+scripts/qemu-series.py; patches/linux (fixes the board needs) is written
+by hand."""
 import filecmp
 import glob
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import tempfile
 
-from lib.board import BUILD, KERNEL_SRC, versions_sh
+from lib.board import BUILD, Board, versions_sh
+from test_driver import check_no_splats
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-KERNEL_CHECKPATCH = os.path.join(KERNEL_SRC, "scripts", "checkpatch.pl")
+UPSTREAM_BASE = versions_sh("LINUX_UPSTREAM_BASE")
 QEMU_CHECKPATCH = os.path.join(BUILD, "qemu", "pristine", "scripts", "checkpatch.pl")
-SERIES = {"netdev": ["MAINTAINERS", "drivers/net/ethernet/microchip",
-                     "Documentation/devicetree/bindings/net"],
-          "regmap": ["MAINTAINERS", "drivers/base/regmap"]}
-# every kernel series, where it lives, the kernel it is for and the parts
-# of the tree it touches
-KERNEL_SERIES = {f"upstream/{k}": (versions_sh("LINUX_UPSTREAM_BASE"), v)
-                 for k, v in SERIES.items()} | {
-    "linux/6.1": ("6.1", ["drivers/spi", "drivers/base/regmap"]),
-    "linux/6.12": ("6.12", ["drivers/base/regmap"])}
+# the made series -> the parts of the tree they touch
+MADE = {"netdev": ["MAINTAINERS", "drivers/net/ethernet/microchip",
+                   "Documentation/devicetree/bindings/net"],
+        "regmap": ["MAINTAINERS", "drivers/base/regmap"],
+        "regmap-fixes": ["drivers/base/regmap"]}
+# the series of patches/linux, one per kernel -> the parts they touch
+STORED = {"6.1": ["drivers/spi", "drivers/base/regmap"], "6.12": ["drivers/base/regmap"]}
+MCHP = "drivers/net/ethernet/microchip"
+
+
+def checkpatch(kver):
+    """The checkpatch of the tree a series is for."""
+    return os.path.join(BUILD, f"linux-{kver}", "src", "scripts", "checkpatch.pl")
 
 
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)
 
 
-def test_upstream_series_match_the_sources(logdir):
+def make_series(logdir):
+    """make upstream's series, made afresh into the log directory."""
     out = tempfile.mkdtemp(prefix="upstream-", dir=logdir)
     p = run(["bash", os.path.join(TOP, "scripts", "export-upstream.sh"), out])
     assert p.returncode == 0, f"export-upstream.sh failed:\n{p.stderr[-1500:]}"
-    stale = []
-    for series in SERIES:
-        have = sorted(os.listdir(os.path.join(TOP, "patches", "upstream", series)))
-        want = sorted(os.listdir(os.path.join(out, series)))
-        if have != want:
-            stale.append(f"{series}: files {have} != {want}")
-            continue
-        _, mismatch, errors = filecmp.cmpfiles(os.path.join(TOP, "patches", "upstream", series),
-                                               os.path.join(out, series), want, shallow=False)
-        stale += [f"{series}/{f}" for f in mismatch + errors]
-    assert not stale, ("patches/upstream does not match the sources; run "
-                       "scripts/export-upstream.sh: " + ", ".join(stale))
+    return out
+
+
+def all_series(logdir):
+    """Every kernel series: (name, kernel, touched paths, patch files)."""
+    out = make_series(logdir)
+    series = [(f"upstream/{name}", UPSTREAM_BASE, paths,
+               sorted(glob.glob(os.path.join(out, name, "*.patch"))))
+              for name, paths in MADE.items()]
+    series += [(f"linux/{kver}", kver, paths,
+                sorted(glob.glob(os.path.join(TOP, "patches", "linux", kver, "*.patch"))))
+               for kver, paths in STORED.items()]
+    empty = [name for name, _, _, patches in series if not patches]
+    assert not empty, f"series without patches: {empty}"
+    return series
+
+
+def applied_netdev(logdir):
+    """The netdev series applied with git am to the parts of a fresh tree
+    it touches; the tree's path."""
+    tree = tempfile.mkdtemp(prefix="netdev-", dir=logdir)
+    patches = sorted(glob.glob(os.path.join(make_series(logdir), "netdev", "*.patch")))
+    apply_series(tree, UPSTREAM_BASE, MADE["netdev"], patches)
+    return tree
+
+
+def apply_series(tree, kver, paths, patches):
+    p = run(["tar", "-xf", f"/usr/src/linux-source-{kver}.tar.xz", "-C", tree,
+             "--strip-components=1"] + [f"linux-source-{kver}/{x}" for x in paths])
+    assert p.returncode == 0, p.stderr
+    for c in (["init", "-q"], ["add", "-A", "-f"],
+              ["-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "base"]):
+        assert run(["git", "-C", tree] + c).returncode == 0
+    p = run(["git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@localhost",
+             "am", "-q"] + patches)
+    assert p.returncode == 0, f"the series does not apply:\n{p.stdout}{p.stderr}"
+
+
+def test_upstream_series_replace_the_old_driver_in_place(logdir):
+    """The netdev series replaces drivers/net/ethernet/microchip/encx24j600*
+    with this repository's driver: the same Kconfig symbol, module name and
+    compatible (a user's config and device tree keep working), the parts'
+    own compatibles in a YAML binding, and nothing only this repository's
+    tests need (the test hooks, module parameters, debugfs)."""
+    tree = applied_netdev(logdir)
+    d = os.path.join(tree, MCHP)
+    gone = [f for f in ("encx24j600.c", "encx24j600-regmap.c", "encx24j600_hw.h")
+            if os.path.exists(os.path.join(d, f))]
+    assert not gone, f"the old driver's files are still there: {gone}"
+    kconfig = open(os.path.join(d, "Kconfig")).read()
+    assert re.search(r"^config ENCX24J600\n", kconfig, re.M), "no config ENCX24J600"
+    assert "called encx24j600." in kconfig, "the Kconfig help names another module"
+    assert "obj-$(CONFIG_ENCX24J600) += encx24j600/" in open(os.path.join(d, "Makefile")).read()
+    new = os.path.join(d, "encx24j600")
+    make = open(os.path.join(new, "Makefile")).read()
+    assert "obj-$(CONFIG_ENCX24J600) += encx24j600.o" in make, f"module name:\n{make}"
+    sources = {f: open(os.path.join(new, f)).read() for f in os.listdir(new)
+               if f.endswith((".c", ".h"))}
+    ours = sorted(os.path.basename(f).replace("enc424j600", "encx24j600") for f in
+                  glob.glob(os.path.join(TOP, "drivers", "net", "encx24j600", "*.[ch]")))
+    assert sorted(f for f in sources if "kunit" not in f) == ours, sorted(sources)
+    text = "\n".join(sources.values())
+    for compatible in ("microchip,encx24j600", "microchip,enc424j600", "microchip,enc624j600"):
+        assert f'"{compatible}"' in text, f"the driver does not match {compatible}"
+    for hook in ("ENC_TEST_HOOKS", "module_param", "debugfs_create", "inject_", "enc424j600-",
+                 "UBSAN", "QEMU", "versatile", "chip-facts"):
+        where = [f for f, t in sources.items() if hook in t]
+        assert not where, f"{hook!r} in the upstream driver: {where}"
+    binding = open(os.path.join(tree, "Documentation", "devicetree", "bindings", "net",
+                                "microchip,encx24j600.yaml")).read()
+    for compatible in ("microchip,enc424j600", "microchip,enc624j600", "microchip,encx24j600"):
+        assert compatible in binding, f"the binding does not name {compatible}"
+    assert "deprecated: true" in binding, "the old compatible is not marked deprecated"
+    return f"{len(sources)} files replace the old driver; {len(kconfig)} bytes of Kconfig"
 
 
 def test_qemu_series_matches_the_sources(logdir):
@@ -117,42 +188,136 @@ def test_qemu_hardware_patches_build_without_the_test_machinery(logdir):
     assert not bad, "\n".join(bad)
 
 
+# A declaration at the top of a function body: a type, then a name
+DECLARATION = re.compile(r"\t(const |static |unsigned |signed |struct |union |enum |bool |char |"
+                         r"int |long |short |void |[a-z_0-9]+_t |u8 |u16 |u32 |u64 |s8 |s16 |"
+                         r"s32 |s64 |__[lb]e(16|32|64) )")
+
+
+def christmas_tree_violations(path):
+    """netdev's rule for the local variables at the top of a function:
+    longest line first.  A declaration's first line counts (an
+    initializer may continue on deeper-indented lines)."""
+    lines = open(path).read().split("\n")
+    bad = []
+    for i, line in enumerate(lines):
+        if line != "{" or i == 0 or not lines[i - 1].endswith(")"):
+            continue
+        firsts, j = [], i + 1
+        while j < len(lines) and DECLARATION.match(lines[j]):
+            firsts.append((j, lines[j]))
+            j += 1
+            while j < len(lines) and lines[j].startswith(("\t\t", "\t}")):
+                j += 1
+        for (_, above), (n, below) in zip(firsts, firsts[1:]):
+            if len(below.expandtabs(8)) > len(above.expandtabs(8)):
+                bad.append(f"{os.path.basename(path)}:{n + 1}: {below.strip()!r} is longer "
+                           f"than {above.strip()!r} above it")
+    return bad
+
+
+def test_upstream_driver_declares_in_reverse_christmas_tree(logdir):
+    """Local variables longest line first in every function of the netdev
+    series' driver and its KUnit test, as netdev asks."""
+    tree = applied_netdev(logdir)
+    files = sorted(glob.glob(os.path.join(tree, MCHP, "encx24j600", "*.[ch]")))
+    assert len(files) >= 6, files
+    bad = [v for f in files for v in christmas_tree_violations(f)]
+    assert not bad, "not in reverse Christmas tree order:\n" + "\n".join(bad)
+    return f"{len(files)} files"
+
+
+def cpio_newc(files):
+    """An uncompressed newc cpio archive of {path in the archive: bytes},
+    which the kernel unpacks after the initramfs it follows."""
+    out = b""
+    for ino, (path, data) in enumerate(sorted(files.items()), 1):
+        name = path.encode() + b"\0"
+        hdr = (f"070701{ino:08x}{0o100644:08x}{0:08x}{0:08x}{1:08x}{0:08x}{len(data):08x}"
+               f"{0:08x}{0:08x}{0:08x}{0:08x}{len(name):08x}{0:08x}").encode()
+        out += hdr + name + b"\0" * (-(len(hdr) + len(name)) % 4)
+        out += data + b"\0" * (-len(data) % 4)
+    trailer = b"TRAILER!!!\0"
+    hdr = ("070701" + "0" * 8 * 11 + f"{len(trailer):08x}" + "0" * 8).encode()
+    out += hdr + trailer + b"\0" * (-(len(hdr) + len(trailer)) % 4)
+    return out + b"\0" * (-len(out) % 512)
+
+
+def test_upstream_tree_builds_boots_and_pings(logdir):
+    """make upstream's series applied with git am to a fresh extraction of
+    the tree they are for, built there as the board's production kernel
+    with the driver a module, its directory W=1 clean
+    (scripts/build-upstream-tree.sh); that kernel boots on the board and
+    the in-tree encx24j600 it built brings the link up and pings."""
+    tree = os.path.join(logdir, "tree")
+    p = run(["bash", os.path.join(TOP, "scripts", "build-upstream-tree.sh"), tree], timeout=1500)
+    with open(os.path.join(logdir, "build-upstream-tree.log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    assert p.returncode == 0, f"build-upstream-tree.sh failed:\n{p.stderr[-1500:]}"
+    board_images = os.path.join(BUILD, f"images-{UPSTREAM_BASE}")
+    images = os.path.join(logdir, "images")
+    shutil.rmtree(images, ignore_errors=True)
+    os.makedirs(images)
+    # the tree's kernel, as the board's images have theirs
+    p = run(["mkimage", "-A", "arm", "-O", "linux", "-T", "kernel", "-C", "none",
+             "-a", versions_sh("UIMAGE_LOADADDR"), "-e", versions_sh("UIMAGE_LOADADDR"),
+             "-n", "upstream tree", "-d", os.path.join(tree, "obj", "arch", "arm", "boot", "zImage"),
+             os.path.join(images, "uImage")])
+    assert p.returncode == 0, p.stdout + p.stderr
+    # the board's guest, the tree's encx24j600.ko at its top
+    with open(os.path.join(board_images, "initramfs.uimg"), "rb") as f:
+        guest = f.read()[64:]           # past the U-Boot header
+    with open(os.path.join(tree, "obj", MCHP, "encx24j600", "encx24j600.ko"), "rb") as f:
+        ko = f.read()
+    with open(os.path.join(logdir, "initramfs.cpio"), "wb") as f:
+        f.write(guest + cpio_newc({"encx24j600-upstream.ko": ko}))
+    p = run(["mkimage", "-A", "arm", "-O", "linux", "-T", "ramdisk", "-C", "none",
+             "-n", "guest + upstream encx24j600", "-d", os.path.join(logdir, "initramfs.cpio"),
+             os.path.join(images, "initramfs.uimg")])
+    assert p.returncode == 0, p.stdout + p.stderr
+    shutil.copy(os.path.join(board_images, "versatile-pb-encx24j600.dtb"), images)
+    with Board(logdir, images=images) as b:
+        release = b.out("uname -r")
+        b.run("insmod /encx24j600-upstream.ko", timeout=60)
+        b.run("i=0; while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 200 ]; do "
+              "usleep 100000; i=$((i+1)); done; [ -e /sys/class/net/eth0 ]", timeout=40)
+        info = b.out("ethtool -i eth0")
+        assert "driver: encx24j600" in info, f"eth0 is not the tree's encx24j600:\n{info}"
+        b.net_up()
+        out = b.out("ping -c 5 -i 0.2 -W 2 10.0.2.2", timeout=30)
+        assert " 0% packet loss" in out, out
+        params = b.out("ls /sys/module/encx24j600/parameters 2>/dev/null | wc -l")
+        assert params == "0", "the upstream encx24j600 has module parameters"
+        check_no_splats(b)
+    return f"Linux {release} built from the series; encx24j600 pings"
+
+
+test_upstream_tree_builds_boots_and_pings.timeout = 1800
+
+
 def test_upstream_series_apply_to_a_fresh_tree(logdir):
-    """Every kernel series, patches/linux too, applies with git am to a
-    fresh extraction of Debian's tree (the kernel build uses patch(1))."""
-    for series, (kver, paths) in KERNEL_SERIES.items():
-        tree = tempfile.mkdtemp(prefix=f"{series.replace('/', '-')}-", dir=logdir)
-        p = run(["tar", "-xf", f"/usr/src/linux-source-{kver}.tar.xz", "-C", tree,
-                 "--strip-components=1"] + [f"linux-source-{kver}/{x}" for x in paths])
-        assert p.returncode == 0, p.stderr
-        for c in (["init", "-q"], ["add", "-A"],
-                  ["-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "base"]):
-            assert run(["git", "-C", tree] + c).returncode == 0
-        patches = sorted(glob.glob(os.path.join(TOP, "patches", series, "*.patch")))
-        assert patches, f"no {series} series"
-        p = run(["git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@localhost",
-                 "am", "-q"] + patches)
-        assert p.returncode == 0, f"{series} series does not apply:\n{p.stdout}{p.stderr}"
-        if series == "upstream/netdev":
-            drv = os.path.join(tree, "drivers/net/ethernet/microchip/enc424j600")
-            src = os.path.join(TOP, "drivers/net/encx24j600")
-            for f in os.listdir(src):
-                if f.endswith((".c", ".h")):
-                    assert filecmp.cmp(os.path.join(src, f), os.path.join(drv, f), shallow=False), \
-                        f"{f} in the applied series differs from the repository's"
+    """Every kernel series, made or stored, applies with git am to a fresh
+    extraction of Debian's tree it is for (the board's build uses
+    patch(1))."""
+    applied = []
+    for name, kver, paths, patches in all_series(logdir):
+        tree = tempfile.mkdtemp(prefix=f"{name.replace('/', '-')}-", dir=logdir)
+        apply_series(tree, kver, paths, patches)
+        applied.append(f"{name} ({len(patches)})")
+    return ", ".join(applied)
 
 
 def test_all_series_are_checkpatch_clean(logdir):
     bad = []
-    for p in sorted(glob.glob(os.path.join(TOP, "patches", "linux", "*", "*.patch")) +
-                    glob.glob(os.path.join(TOP, "patches", "upstream", "*", "*.patch"))):
-        # a Fixes: tag names a commit of the kernel's history, which
-        # Debian's source tarball does not carry: checkpatch cannot look
-        # it up (UNKNOWN_COMMIT_ID); everything else must be clean
-        r = run(["perl", KERNEL_CHECKPATCH, "--strict", "--no-tree",
-                 "--ignore", "UNKNOWN_COMMIT_ID", p])
-        if r.returncode != 0 or "total: 0 errors, 0 warnings, 0 checks" not in r.stdout:
-            bad.append(f"{os.path.relpath(p, TOP)}:\n{r.stdout[-800:]}")
+    for name, kver, _, patches in all_series(logdir):
+        for p in patches:
+            # a Fixes: tag names a commit of the kernel's history, which
+            # Debian's source tarball does not carry: checkpatch cannot
+            # look it up (UNKNOWN_COMMIT_ID); everything else must be clean
+            r = run(["perl", checkpatch(kver), "--strict", "--no-tree",
+                     "--ignore", "UNKNOWN_COMMIT_ID", p])
+            if r.returncode != 0 or "total: 0 errors, 0 warnings, 0 checks" not in r.stdout:
+                bad.append(f"{name}/{os.path.basename(p)}:\n{r.stdout[-800:]}")
     for p in sorted(glob.glob(os.path.join(TOP, "patches", "qemu", "*.patch"))):
         r = run(["perl", QEMU_CHECKPATCH, p])
         # warnings too: QEMU's checkpatch exits 0 on them

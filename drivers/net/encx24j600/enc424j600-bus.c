@@ -216,8 +216,8 @@ int enc_rx_release(struct enc_priv *priv, unsigned int frames, u16 tail,
 	u8 *wcru = priv->bufs->cmd + ENC_MAX_DEC_CHAIN;
 	struct spi_transfer *t = priv->rel_xfers;
 	unsigned int k, n = 0;
-	bool lead;
 	int ret = 0;
+	bool lead;
 
 	mutex_lock(&priv->bus_lock);
 	memset(priv->bufs->cmd, ENC_SETPKTDEC, ENC_MAX_DEC_CHAIN);
@@ -331,8 +331,8 @@ static int enc_regmap_reg_update_bits(void *context, unsigned int reg,
 {
 	struct enc_priv *priv = context;
 	u16 set, clr;
-	u8 b[2];
 	int ret = 0;
+	u8 b[2];
 
 	enc_update_split(mask, val, &set, &clr);
 	mutex_lock(&priv->bus_lock);

@@ -4,7 +4,7 @@
  *
  * Register access goes through a cached regmap (enc424j600-bus.c) whose
  * bus implements update_bits with the chip's BFSU/BFCU opcodes; the data
- * path uses raw SPI bursts.  See docs/driver.md for the design.
+ * path uses raw SPI bursts.
  */
 
 #include <linux/bitfield.h>
@@ -63,7 +63,7 @@
 /* The counters are written in process context (IRQ thread, work items,
  * serialised by priv->lock) and read by ndo_get_stats64 in any context:
  * on 32-bit a writer must not be preempted or interrupted by a reader,
- * hence the irqsave flavour (found by lockdep on the test kernel).
+ * hence the irqsave flavour (lockdep flags the plain one).
  */
 static void enc_stat_add(struct enc_priv *priv, u64_stats_t *s,
 			 unsigned long v)
@@ -469,9 +469,9 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 		   bool pktif)
 {
 	u8 *buf = priv->rx_buf + 1;
+	u32 pending, have, off = 0;
 	u16 pos = priv->rx_rdpt;
 	unsigned int frames = 0;
-	u32 pending, have, off = 0;
 	const char *bad = NULL;
 
 	if (!enc_rx_ptr_ok(head)) {
@@ -601,8 +601,8 @@ static void enc_rx_undefer(struct enc_priv *priv)
 static void enc_rx_work(struct work_struct *work)
 {
 	struct enc_priv *priv = container_of(work, struct enc_priv, rx_work);
-	u8 st[ENC_ST_LEN];
 	unsigned int n, pktcnt;
+	u8 st[ENC_ST_LEN];
 	u16 clear;
 
 	mutex_lock(&priv->lock);
@@ -652,8 +652,8 @@ static void enc_rx_work(struct work_struct *work)
 static bool enc_service(struct enc_priv *priv)
 {
 	struct net_device *ndev = priv->ndev;
-	u8 st[ENC_ST_LEN];
 	u16 head, eir, clear = 0;
+	u8 st[ENC_ST_LEN];
 	const char *lost;
 
 	lockdep_assert_held(&priv->lock);
@@ -732,8 +732,9 @@ static bool enc_service(struct enc_priv *priv)
 static irqreturn_t enc_irq_thread(int irq, void *dev_id)
 {
 	struct enc_priv *priv = dev_id;
-	struct net_device *ndev = priv->ndev;
+	struct net_device *ndev;
 
+	ndev = priv->ndev;
 	mutex_lock(&priv->lock);
 	priv->dstats.irqs++;
 
@@ -957,8 +958,8 @@ static bool enc_tx_st_lost(struct enc_priv *priv, const u8 *st)
  */
 static bool enc_tx_arm_irq(struct enc_priv *priv)
 {
-	u8 st[4];
 	u16 clear;
+	u8 st[4];
 
 	if (!priv->tx_irq_armed) {
 		regmap_clear_bits(priv->map, EIR, EIR_TXIF);
@@ -1450,16 +1451,18 @@ static const struct net_device_ops enc_netdev_ops = {
 	.ndo_eth_ioctl		= phy_do_ioctl_running,
 };
 
-/* Probe: reset (chip-facts section 7), identify, configure */
+/* Probe: reset, identify, configure */
 
-/* Reset the chip through SPI (chip-facts section 7).  @verbose: say why
+/* Reset the chip through SPI, as the datasheet's reset procedure has it:
+ * EUDAST written and read back until SPI works, CLKRDY, SETETHRST, 25 us,
+ * EUDAST back at 0 proves the reset, 256 us before the PHY.  @verbose: say why
  * it failed (probe); recovery retries quietly.
  */
 static int enc_soft_reset(struct enc_priv *priv, bool verbose)
 {
 	struct device *dev = &priv->spi->dev;
-	u16 v = 0;
 	int i, ret;
+	u16 v = 0;
 
 	for (i = 0; i < 10; i++) {
 		ret = enc_write16(priv, EUDAST, 0x1234);

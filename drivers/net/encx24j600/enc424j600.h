@@ -16,7 +16,7 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 
-/* the module's name: enc424j600 out of tree, encx24j600 in the kernel */
+/* the module's name */
 #define ENC_DRV_NAME		KBUILD_MODNAME
 
 /* SPI opcodes: 1-byte commands */
@@ -249,7 +249,7 @@ static_assert(ENC_RX_TAIL_LAZY * 4 <= ENC_RX_SIZE);
 #define ENC_MAX_DEC_CHAIN	28	/* SETPKTDECs leading one WCRU */
 #define ENC_REL_XFERS		32	/* CS frames in one release message */
 /* CS high time between the frames of one message.  The chip's own
- * minimum is not in the datasheet text we have (chip-facts 20); the
+ * minimum is not in its datasheet; the
  * ENC28J60's CS disable time is 50 ns.  Without it the SPI core would
  * wait its default 10 us.
  */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KUnit tests of the enc424j600 driver's pure logic
- * (drivers/net/encx24j600/enc424j600-logic.h): RX ring pointers and the
- * ERXTAIL wrap, RX header and receive status vector parsing, the multicast
- * hash bit and the BFSU/BFCU split of an update_bits request.
+/* KUnit tests of the enc424j600 driver's pure logic (enc424j600-logic.h):
+ * RX ring pointers and the ERXTAIL wrap, RX header and receive status
+ * vector parsing, the multicast hash bit and the BFSU/BFCU split of an
+ * update_bits request.
  */
 
 #include <kunit/test.h>

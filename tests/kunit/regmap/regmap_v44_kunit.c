@@ -189,8 +189,6 @@ struct regmap_v44_test {
 	struct device *dev;
 	struct fake_bus fb;
 	struct regmap *map;
-	/* regmap-irq (the core keeps a pointer to the chip) */
-	struct regmap_irq_chip chip;
 	int parent_irq;
 	struct regmap_irq_chip_data *irq_data;
 	int child_irq[2];
@@ -269,19 +267,18 @@ static struct regmap *make_map(struct kunit *test,
 			       const struct regmap_bus *bus,
 			       enum regcache_type cache)
 {
+	bool cached = cache != REGCACHE_NONE;
 	struct regmap_v44_test *t = test->priv;
-	struct regmap_config cfg = {
+	const struct regmap_config cfg = {
 		.reg_bits = 8,
 		.val_bits = 16,
 		.max_register = FAKE_NREGS - 1,
 		.volatile_table = &volatile_table,
 		.cache_type = cache,
+		.reg_defaults = cached ? cached_defaults : NULL,
+		.num_reg_defaults = cached ? ARRAY_SIZE(cached_defaults) : 0,
 	};
 
-	if (cache != REGCACHE_NONE) {
-		cfg.reg_defaults = cached_defaults;
-		cfg.num_reg_defaults = ARRAY_SIZE(cached_defaults);
-	}
 	t->map = regmap_init(t->dev, bus, &t->fb, &cfg);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->map);
 	return t->map;
@@ -415,7 +412,7 @@ static void bulk_write_fast_io_atomic(struct kunit *test)
 	struct fake_bus *fb = &t->fb;
 	static const u16 vals[] = { 0x1234, 0xabcd, 0x0102 };
 	static const u8 wire[] = { 0x10, 0x12, 0x34, 0xab, 0xcd, 0x01, 0x02 };
-	struct regmap_config cfg = {
+	const struct regmap_config cfg = {
 		.reg_bits = 8,
 		.val_bits = 16,
 		.max_register = FAKE_NREGS - 1,
@@ -499,30 +496,35 @@ static unsigned int count_writes(const struct fake_bus *fb, unsigned int reg)
  * UNMASK) on a map without cache, whose parent is a requestable irq
  * descriptor with no hardware behind it, fired by hand.
  */
+#define FAKE_IRQ_CHIP(invert) {				\
+	.name = REGMAP_V44_DEV,					\
+	.status_base = IRQ_STATUS,				\
+	.mask_base = IRQ_MASK,					\
+	.unmask_base = IRQ_UNMASK,				\
+	.mask_unmask_non_inverted = true,			\
+	.ack_base = IRQ_ACK,					\
+	.ack_invert = (invert),					\
+	.num_regs = 1,						\
+	.irqs = fake_irqs,					\
+	.num_irqs = ARRAY_SIZE(fake_irqs),			\
+}
+
+/* the core keeps a pointer to the chip: static */
+static const struct regmap_irq_chip fake_irq_chip = FAKE_IRQ_CHIP(false);
+static const struct regmap_irq_chip fake_irq_chip_ack_invert = FAKE_IRQ_CHIP(true);
+
 static void setup_irq_chip(struct kunit *test, bool ack_invert)
 {
+	const struct regmap_irq_chip *chip = ack_invert ? &fake_irq_chip_ack_invert :
+							  &fake_irq_chip;
 	struct regmap_v44_test *t = test->priv;
-	struct regmap_irq_chip *chip = &t->chip;
-	struct regmap_config cfg = {
+	const struct regmap_config cfg = {
 		.reg_bits = 8,
 		.val_bits = 8,
 		.max_register = FAKE_NREGS - 1,
 		.cache_type = REGCACHE_NONE,
 	};
 	int ret, i;
-
-	*chip = (struct regmap_irq_chip) {
-		.name = REGMAP_V44_DEV,
-		.status_base = IRQ_STATUS,
-		.mask_base = IRQ_MASK,
-		.unmask_base = IRQ_UNMASK,
-		.mask_unmask_non_inverted = true,
-		.ack_base = IRQ_ACK,
-		.ack_invert = ack_invert,
-		.num_regs = 1,
-		.irqs = fake_irqs,
-		.num_irqs = ARRAY_SIZE(fake_irqs),
-	};
 
 	t->map = regmap_init(t->dev, &fake_bus_plain, &t->fb, &cfg);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->map);
