@@ -37,7 +37,9 @@ apply() {
 	local s
 	for s in regmap-fixes regmap netdev; do
 		echo "git am $s"
-		git -C "$DIR/src" -c user.name=am -c user.email=am@localhost am -q "$DIR/series/$s"/*.patch
+		# the patches, not the cover letter
+		git -C "$DIR/src" -c user.name=am -c user.email=am@localhost am -q \
+			$(ls "$DIR/series/$s"/*.patch | grep -v /0000-cover-letter.patch)
 	done
 	# a git tree would give the kernel release a "+": the board's images
 	# and this build must agree on it

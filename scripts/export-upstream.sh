@@ -39,6 +39,13 @@ GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME
 GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
 export GIT_AUTHOR_DATE="2026-01-01T00:00:00+0000" GIT_COMMITTER_DATE="2026-01-01T00:00:00+0000"
 AUTHOR="$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+# The series carry the author's Signed-off-by (the DCO) and name them as
+# the driver's maintainer: that must be a person, set with git config
+case $GIT_AUTHOR_EMAIL in
+*@localhost | *.example | *noreply*)
+	warn "the series' author is '$AUTHOR': set your own name and address" \
+		"(git config user.name/user.email) before sending them" ;;
+esac
 
 # The parts of Debian's tree the series touch, extracted once.
 BASE=$WORK/base
@@ -81,6 +88,7 @@ def rename(m):
     compatible = s[max(0, m.start() - 10):m.start()] == "microchip,"
     return m.group(0) if quoted or compatible else "encx24j600"
 text = re.sub(r"enc424j600", rename, text)
+text = text.replace("_ENC424J600_", "_ENCX24J600_")     # include guards
 # a hook that went from between two blank lines leaves both
 text = re.sub(r"\n{3,}", "\n\n", text)
 assert "ENC_TEST_HOOKS" not in text, "a test hook is left"
@@ -130,8 +138,9 @@ commit "$T" <<'EOF'
 dt-bindings: net: add Microchip ENC424J600/ENC624J600 SPI Ethernet
 
 The ENCX24J600 has been supported by drivers/net/ethernet/microchip/
-encx24j600.c since 2015, matched through the compatible
-"microchip,encx24j600", but its binding was never written down.
+encx24j600.c since 2015, matched through its SPI device id: the device
+trees that use it say "microchip,encx24j600".  Its binding was never
+written down.
 
 Describe it: an SPI peripheral with one active-low interrupt that stays
 asserted while an enabled event is pending, an optional MAC address and
@@ -283,13 +292,29 @@ bus's reg_update_bits is used for volatile registers only (and cached
 registers cost no read), that a fast_io map's bulk write allocates with
 GFP_ATOMIC under its spinlock, that regmap-irq writes mask and unmask
 registers separately with unmask_base and acks with cleared bits under
-ack_invert, and the format of the debugfs range file.  Check each against
+ack_invert, and that the debugfs range file is there.  Check each against
 a fake bus that records every call.
 EOF
 
 rm -rf "$OUTDIR/netdev" "$OUTDIR/regmap" "$OUTDIR/regmap-fixes"
 mkdir -p "$OUTDIR/regmap-fixes"
-git -C "$T" format-patch -q --no-signature -o "$OUTDIR/netdev" HEAD~2
+# the cover letter of the netdev series comes from the branch description
+git -C "$T" config branch.master.description "$(cat <<'EOF'
+net: ethernet: microchip: encx24j600: rewrite on regmap and phylib
+
+The ENC424J600/ENC624J600 driver spends about ten SPI transactions per
+received frame and eleven per transmitted one, and has known defects
+(listed in patch 2).  This series replaces it in place with a driver
+built around the bus: regmap with the chip's native bit set/clear for
+register updates, batched receive, phylib for the internal PHY, and
+recovery from a chip that resets or stops answering.  Users keep their
+configuration (CONFIG_ENCX24J600), module name (encx24j600) and device
+trees ("microchip,encx24j600"); patch 1 writes the binding down, with the
+parts' own compatibles.
+EOF
+)"
+git -C "$T" format-patch -q --no-signature --subject-prefix="PATCH net-next" \
+	--cover-letter --cover-from-description=subject -o "$OUTDIR/netdev" HEAD~2
 git -C "$R" format-patch -q --no-signature -o "$OUTDIR/regmap" HEAD~1
 fixes=("$TOP/patches/linux/$LINUX_UPSTREAM_BASE"/*.patch)
 [ -e "${fixes[0]}" ] && cp "${fixes[@]}" "$OUTDIR/regmap-fixes/"

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import tempfile
 
-from lib.board import IMAGES, KERNEL_SRC, KFLAVOR, OURS, Board
+from lib.board import BUILD, IMAGES, KERNEL_SRC, KFLAVOR, KSUF, OURS, Board
 from test_driver import check_no_splats
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -45,7 +45,7 @@ def test_driver_w1_sparse_clean(logdir):
              f"KFLAVOR={KFLAVOR}"],
             logdir, "driver-check", timeout=600)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
-    assert "W=1 and sparse clean" in p.stdout, p.stdout[-1000:]
+    assert "W=1 and sparse clean, with and without the test hooks" in p.stdout, p.stdout[-1000:]
 
 
 test_driver_w1_sparse_clean.timeout = 900
@@ -118,6 +118,13 @@ def test_driver_binds_each_compatible_of_the_binding(logdir):
     """Each compatible the binding names binds the driver: the parts'
     own and the one older device trees use (the board's overlay has that
     one, so it is checked on every boot)."""
+    # the driver's own OF table names each (the SPI core would bind by the
+    # SPI id table alone, the compatible without its vendor)
+    ko = os.path.join(BUILD, f"driver{KSUF}", f"{OURS}.ko")
+    aliases = subprocess.run(["modinfo", "-F", "alias", ko], capture_output=True, text=True,
+                             check=True).stdout.split()
+    for compatible in ("microchip,enc424j600", "microchip,enc624j600", "microchip,encx24j600"):
+        assert f"of:N*T*C{compatible}" in aliases, f"{OURS}.ko has no OF alias for {compatible}"
     bound = []
     for compatible in ("microchip,enc424j600", "microchip,enc624j600"):
         with tempfile.TemporaryDirectory() as tmp:
@@ -133,7 +140,7 @@ def test_driver_binds_each_compatible_of_the_binding(logdir):
                     f"{compatible}: bound, but no eth0"
                 check_no_splats(b)
         bound.append(compatible)
-    return f"bound by {', '.join(bound)}"
+    return f"OF aliases for all three; bound by {', '.join(bound)}"
 
 
 test_driver_w1_sparse_clean.every_kernel = True

@@ -49,11 +49,16 @@ def make_series(logdir):
     return out
 
 
+def patches_of(series_dir):
+    """A series' patches, in order, without its cover letter."""
+    return sorted(p for p in glob.glob(os.path.join(series_dir, "*.patch"))
+                  if not p.endswith("/0000-cover-letter.patch"))
+
+
 def all_series(logdir):
     """Every kernel series: (name, kernel, touched paths, patch files)."""
     out = make_series(logdir)
-    series = [(f"upstream/{name}", UPSTREAM_BASE, paths,
-               sorted(glob.glob(os.path.join(out, name, "*.patch"))))
+    series = [(f"upstream/{name}", UPSTREAM_BASE, paths, patches_of(os.path.join(out, name)))
               for name, paths in MADE.items()]
     series += [(f"linux/{kver}", kver, paths,
                 sorted(glob.glob(os.path.join(TOP, "patches", "linux", kver, "*.patch"))))
@@ -67,8 +72,11 @@ def applied_netdev(logdir):
     """The netdev series applied with git am to the parts of a fresh tree
     it touches; the tree's path."""
     tree = tempfile.mkdtemp(prefix="netdev-", dir=logdir)
-    patches = sorted(glob.glob(os.path.join(make_series(logdir), "netdev", "*.patch")))
-    apply_series(tree, UPSTREAM_BASE, MADE["netdev"], patches)
+    out = make_series(logdir)
+    cover = os.path.join(out, "netdev", "0000-cover-letter.patch")
+    assert os.path.exists(cover), "the netdev series has no cover letter"
+    assert "Subject: [PATCH net-next 0/" in open(cover).read(), "not a net-next series"
+    apply_series(tree, UPSTREAM_BASE, MADE["netdev"], patches_of(os.path.join(out, "netdev")))
     return tree
 
 
@@ -119,7 +127,7 @@ def test_upstream_series_replace_the_old_driver_in_place(logdir):
     for compatible in ("microchip,enc424j600", "microchip,enc624j600", "microchip,encx24j600"):
         assert compatible in binding, f"the binding does not name {compatible}"
     assert "deprecated: true" in binding, "the old compatible is not marked deprecated"
-    return f"{len(sources)} files replace the old driver; {len(kconfig)} bytes of Kconfig"
+    return f"{len(sources)} files replace the old driver's 3 under CONFIG_ENCX24J600"
 
 
 def test_qemu_series_matches_the_sources(logdir):
@@ -283,6 +291,9 @@ def test_upstream_tree_builds_boots_and_pings(logdir):
               "usleep 100000; i=$((i+1)); done; [ -e /sys/class/net/eth0 ]", timeout=40)
         info = b.out("ethtool -i eth0")
         assert "driver: encx24j600" in info, f"eth0 is not the tree's encx24j600:\n{info}"
+        # the replacement, not the old encx24j600 (same name, no ethtool -S)
+        stats = b.out("ethtool -S eth0")
+        assert "update_bits_offloaded" in stats, f"eth0 is the old encx24j600:\n{stats}"
         b.net_up()
         out = b.out("ping -c 5 -i 0.2 -W 2 10.0.2.2", timeout=30)
         assert " 0% packet loss" in out, out

@@ -15,7 +15,9 @@
  */
 
 #include <linux/kernel.h>
+#ifdef ENC_TEST_HOOKS
 #include <linux/module.h>
+#endif
 #include <linux/spi/spi.h>
 #include <linux/unaligned.h>
 

@@ -421,7 +421,7 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
 	case ENC_RSV_OK:
 		break;
 	case ENC_RSV_CRC_ERROR:
-			enc_stat_add(priv, &priv->nstats.rx_errors, 1);
+		enc_stat_add(priv, &priv->nstats.rx_errors, 1);
 		enc_stat_add(priv, &priv->nstats.rx_crc_errors, 1);
 		return;
 	case ENC_RSV_LENGTH_ERROR:

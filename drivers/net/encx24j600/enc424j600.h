@@ -249,9 +249,8 @@ static_assert(ENC_RX_TAIL_LAZY * 4 <= ENC_RX_SIZE);
 #define ENC_MAX_DEC_CHAIN	28	/* SETPKTDECs leading one WCRU */
 #define ENC_REL_XFERS		32	/* CS frames in one release message */
 /* CS high time between the frames of one message.  The chip's own
- * minimum is not in its datasheet; the
- * ENC28J60's CS disable time is 50 ns.  Without it the SPI core would
- * wait its default 10 us.
+ * minimum is not in its datasheet; the ENC28J60's CS disable time is
+ * 50 ns.  Without it the SPI core would wait its default 10 us.
  */
 #define ENC_CS_HIGH_NS		50
 
