@@ -37,8 +37,8 @@ def checkpatch(kver):
     return os.path.join(BUILD, f"linux-{kver}", "src", "scripts", "checkpatch.pl")
 
 
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)
+def run(cmd, timeout=300, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
 
 
 def make_series(logdir):
