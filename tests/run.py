@@ -275,6 +275,7 @@ class Child:
             return 0, 1, 0
         if n == 0 or rc != (1 if c["failed"] else 0):
             why = f"its run.py exited {rc} with {c['failed']} failed of {n}"
+            FAILED.extend(tuple(x) for x in c["failed_list"])
             FAILED.append((self.name, why, self.logdir))
             print(f"  FAIL {self.name}: {why}", flush=True)
             return c["passed"], c["failed"] + 1, c["skipped"]
@@ -342,7 +343,9 @@ def main():
         return 0
     whole_suite = (not args.k and not args.one and not args.every_kernel
                    and os.path.realpath(where) == os.path.realpath(HERE))
-    jobs = args.jobs or (min(2, os.cpu_count() or 1) if whole_suite else 1)
+    # the cores this process may use (affinity, not the host's count)
+    jobs = args.jobs if args.jobs is not None else \
+        (min(2, len(os.sched_getaffinity(0))) if whole_suite else 1)
     if jobs < 1:
         ap.error(f"-j {jobs}: at least 1")
     other_kernels = [v for v in board.LINUX_SUITE_VERSIONS if v != board.KVER] \

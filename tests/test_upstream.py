@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 
 from lib.board import BUILD, Board, versions_sh
+from lib.proc import run_script
 from test_driver import check_no_splats
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -41,9 +42,23 @@ def run(cmd, timeout=300, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
 
 
+_EMPTIED = set()
+
+
+def scratch(logdir, prefix):
+    """A new directory for a series or a tree, under logdir/scratch, which
+    a test's first call empties (earlier runs' trees do not pile up)."""
+    root = os.path.join(logdir, "scratch")
+    if root not in _EMPTIED:
+        shutil.rmtree(root, ignore_errors=True)
+        _EMPTIED.add(root)
+    os.makedirs(root, exist_ok=True)
+    return tempfile.mkdtemp(prefix=prefix, dir=root)
+
+
 def make_series(logdir):
     """make upstream's series, made afresh into the log directory."""
-    out = tempfile.mkdtemp(prefix="upstream-", dir=logdir)
+    out = scratch(logdir, "upstream-")
     p = run(["bash", os.path.join(TOP, "scripts", "export-upstream.sh"), out])
     assert p.returncode == 0, f"export-upstream.sh failed:\n{p.stderr[-1500:]}"
     return out
@@ -71,7 +86,7 @@ def all_series(logdir):
 def applied_netdev(logdir):
     """The netdev series applied with git am to the parts of a fresh tree
     it touches; the tree's path."""
-    tree = tempfile.mkdtemp(prefix="netdev-", dir=logdir)
+    tree = scratch(logdir, "netdev-")
     out = make_series(logdir)
     cover = os.path.join(out, "netdev", "0000-cover-letter.patch")
     assert os.path.exists(cover), "the netdev series has no cover letter"
@@ -133,7 +148,7 @@ def test_upstream_series_replace_the_old_driver_in_place(logdir):
 def test_qemu_series_matches_the_sources(logdir):
     """patches/qemu is what scripts/qemu-series.py makes of qemu/ (the build
     applies that, so a stale copy would be a series nobody tested)."""
-    out = tempfile.mkdtemp(prefix="qemu-series-", dir=logdir)
+    out = scratch(logdir, "qemu-series-")
     p = run(["python3", os.path.join(TOP, "scripts", "qemu-series.py"),
              os.path.join(BUILD, "qemu", "pristine"), out])
     assert p.returncode == 0, f"qemu-series.py failed:\n{p.stderr[-1500:]}"
@@ -159,7 +174,7 @@ def test_qemu_hardware_patches_build_without_the_test_machinery(logdir):
     (-Werror, QEMU's own flags from the build) and name no test knob."""
     obj = os.path.join(BUILD, "qemu", "obj")
     cmds = {e["file"]: e for e in json.load(open(os.path.join(obj, "compile_commands.json")))}
-    tmp = tempfile.mkdtemp(prefix="qemu-hardware-", dir=logdir)
+    tmp = scratch(logdir, "qemu-hardware-")
     bad = []
     for path in QEMU_HARDWARE:
         p = run(["python3", os.path.join(TOP, "scripts", "qemu-series.py"), "--hardware", path])
@@ -258,7 +273,9 @@ def test_upstream_tree_builds_boots_and_pings(logdir):
     (scripts/build-upstream-tree.sh); that kernel boots on the board and
     the in-tree encx24j600 it built brings the link up and pings."""
     tree = os.path.join(logdir, "tree")
-    p = run(["bash", os.path.join(TOP, "scripts", "build-upstream-tree.sh"), tree], timeout=1500)
+    # a build that overruns is killed with everything it started
+    p = run_script(["bash", os.path.join(TOP, "scripts", "build-upstream-tree.sh"), tree],
+                   timeout=1500)
     with open(os.path.join(logdir, "build-upstream-tree.log"), "w") as f:
         f.write(p.stdout + p.stderr)
     assert p.returncode == 0, f"build-upstream-tree.sh failed:\n{p.stderr[-1500:]}"
@@ -312,7 +329,7 @@ def test_upstream_series_apply_to_a_fresh_tree(logdir):
     patch(1))."""
     applied = []
     for name, kver, paths, patches in all_series(logdir):
-        tree = tempfile.mkdtemp(prefix=f"{name.replace('/', '-')}-", dir=logdir)
+        tree = scratch(logdir, f"{name.replace('/', '-')}-")
         apply_series(tree, kver, paths, patches)
         applied.append(f"{name} ({len(patches)})")
     return ", ".join(applied)
