@@ -14,10 +14,11 @@ KMEMLEAK = "/sys/kernel/debug/kmemleak"
 # the frame is in its init code, freed once the module loaded.
 UNLOADED_MODULE_FRAME = re.compile(r"0xbf[0-9a-f]{6}\b")
 
-# Allocator entry points: the first frame below them is the allocating code.
-ALLOCATOR = re.compile(r"\] (\w*(kmalloc|kmem_cache_alloc|alloc_skb|kzalloc|kvmalloc|"
+# Allocator entry points (and kmemleak's own hook, which 6.12 prints): the
+# first frame below them is the allocating code.
+ALLOCATOR = re.compile(r"\w*(kmalloc|kmem_cache_alloc|alloc_skb|kzalloc|kvmalloc|"
                        r"krealloc|kstrdup|kasprintf|kvasprintf|vmalloc|alloc_pages|"
-                       r"get_free_pages|devm_k\w+|devres_alloc)\w*)\+")
+                       r"get_free_pages|devm_k\w+|devres_alloc|kmemleak_alloc)\w*\+")
 
 
 def allocated_by(record, module):
@@ -25,12 +26,25 @@ def allocated_by(record, module):
     return f"[{module}]" in caller or bool(UNLOADED_MODULE_FRAME.match(caller))
 
 
+def backtrace(record):
+    """A record's backtrace frames, as "function+off/size [module]" or a
+    raw address: 6.1 prints each behind its "[<address>] ", 6.12 without."""
+    lines = record.splitlines()
+    start = next((i + 1 for i, l in enumerate(lines) if l.strip().startswith("backtrace")),
+                 len(lines))
+    frames = []
+    for line in lines[start:]:
+        frame = line.strip()
+        if frame.startswith("[<") and "] " in frame:
+            frame = frame.split("] ", 1)[1].strip()
+        if frame:
+            frames.append(frame)
+    return frames
+
+
 def allocator_caller(record):
     """The first backtrace frame below the allocator: who allocated it."""
-    for line in record.splitlines():
-        if "] " in line and "[<" in line and not ALLOCATOR.search(line):
-            return line.split("] ", 1)[1].strip()
-    return "?"
+    return next((f for f in backtrace(record) if not ALLOCATOR.match(f)), "?")
 
 
 def records(report):
