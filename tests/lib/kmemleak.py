@@ -18,7 +18,7 @@ UNLOADED_MODULE_FRAME = re.compile(r"0xbf[0-9a-f]{6}\b")
 # first frame below them is the allocating code.
 ALLOCATOR = re.compile(r"\w*(kmalloc|kmem_cache_alloc|alloc_skb|kzalloc|kvmalloc|"
                        r"krealloc|kstrdup|kasprintf|kvasprintf|vmalloc|alloc_pages|"
-                       r"get_free_pages|devm_k\w+|devres_alloc|kmemleak_alloc)\w*\+")
+                       r"get_free_pages|devm_k\w+|devres_alloc|pcpu_alloc|alloc_percpu|kmemleak_alloc)\w*\+")
 
 
 def allocated_by(record, module):
