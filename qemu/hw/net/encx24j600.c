@@ -2407,7 +2407,7 @@ static void enc_realize(SSIPeripheral *ss, Error **errp)
 
     /* test machinery { */
     if (s->wire_buffer_bytes > WIRE_BUFFER_BYTES_MAX) {
-        error_setg(errp, "x-wire-buffer-bytes %u is above %u",
+        error_setg(errp, "x-wire-buffer-bytes %u is above %" PRId64,
                    s->wire_buffer_bytes, WIRE_BUFFER_BYTES_MAX);
         return;
     }
