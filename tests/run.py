@@ -96,6 +96,21 @@ def on_alarm(signum, frame):
     raise TestTimeout("test exceeded its time bound")
 
 
+def on_term(signum, frame):
+    """SIGTERM stops the run as Ctrl-C does: the exception unwinds through
+    the test, whose boards and scripts (run_script: sessions of their own,
+    which no signal to this group reaches) are stopped on the way out.  A
+    second SIGTERM must not cut that cleanup short (a handler, not
+    SIG_IGN, which the processes started meanwhile would inherit)."""
+    signal.signal(signal.SIGTERM, lambda *_: None)
+    raise KeyboardInterrupt("SIGTERM")
+
+
+# How long a child stopped with SIGTERM has to stop its boards and scripts
+# before its process group is killed
+TERM_GRACE = 30
+
+
 FAILED = []  # (test, first line of why, log directory), for the summary
 
 
@@ -243,12 +258,31 @@ class Child:
             self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, start_new_session=True)
 
-    def kill(self):
+    def terminate(self):
+        """Ask it to stop: SIGTERM to its run.py only, which unwinds its
+        test (and ends the scripts that test started, in sessions of their
+        own); its QEMUs are stopped by that unwinding, or by reap()."""
+        try:
+            self.proc.terminate()
+        except ProcessLookupError:
+            pass
+
+    def reap(self, grace):
+        """Wait up to `grace` seconds for it to end, then kill what is left
+        of its process group."""
+        try:
+            self.proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            pass
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
         self.proc.wait()
+
+    def kill(self):
+        self.terminate()
+        self.reap(TERM_GRACE)
 
     def poll(self):
         """None while it runs; then its (passed, failed, skipped), printed."""
@@ -309,8 +343,11 @@ def run_children(children, jobs):
                     failed += result[1]
                     skipped += result[2]
     finally:
+        # on Ctrl-C or SIGTERM: all are asked at once, then each is reaped
         for child in running:
-            child.kill()
+            child.terminate()
+        for child in running:
+            child.reap(TERM_GRACE)
     return passed, failed, skipped
 
 
@@ -328,6 +365,7 @@ def main():
                     "the whole suite where there are two cores, else 1)")
     ap.add_argument("--one", help=argparse.SUPPRESS)   # -j's children: this test only
     args = ap.parse_args()
+    signal.signal(signal.SIGTERM, on_term)
     if args.kver and args.kver != board.KVER:
         ap.error(f"--kver {args.kver}: the kernel is chosen before lib.board loads")
     if board.KVER not in board.LINUX_VERSIONS:
@@ -399,4 +437,8 @@ def summary(args, passed, failed, skipped):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt as e:
+        print(f"run.py: stopped ({e or 'Ctrl-C'})", file=sys.stderr, flush=True)
+        sys.exit(130)

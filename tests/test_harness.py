@@ -9,7 +9,10 @@ import importlib.util
 import json
 import os
 import re
+import signal
+import subprocess
 import sys
+import time
 
 from lib.board import BUILD, kmsg_gaps, kmsg_records
 from lib.proc import run_script
@@ -196,7 +199,82 @@ def test_harness_bench_chart_is_made_or_fails(logdir):
                         f"{png} is not a PNG"))
     return results
 
+STOP_DIR = os.path.join(PROVOKED_DIR, "stop")
+
+
+def left_behind(mark, logs):
+    """The processes a stopped run may leave: its test's script (named by
+    `mark`), and a QEMU or a run.py writing into `logs`."""
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue        # it ended meanwhile
+        line = " ".join(argv)
+        if mark in argv or (logs in line and ("qemu" in argv[0] or "run.py" in line)):
+            left.append(f"{pid}: {line[:120]}")
+    return left
+
+
+def test_harness_sigterm_stops_everything_the_run_started(logdir):
+    """SIGTERM to a run.py (a CI job ending, a Ctrl-C's signal) stops
+    everything the run started: its children (-j), the boards' QEMUs and a
+    script its test runs in a session of its own.  Before, run.py died at
+    once and left them all running.  Both ways of running: one test after
+    the other (-j 1), and each in a child (-j 2)."""
+    results = []
+    logs = os.path.join(BUILD, "test-logs", "test_stop.test_stop_mid_run")
+    for jobs in (1, 2):
+        mark = f"enc-stop-mark-{os.getpid()}-{jobs}-{time.monotonic_ns()}"
+        ready = os.path.join(logs, "ready")
+        if os.path.exists(ready):
+            os.remove(ready)
+        out = os.path.join(logdir, f"run-j{jobs}.log")
+        with open(out, "w") as f:
+            p = subprocess.Popen([sys.executable, os.path.join(HERE, "run.py"), "-j", str(jobs),
+                                  "--dir", STOP_DIR], stdout=f, stderr=subprocess.STDOUT,
+                                 env=dict(debug_env(), ENC_STOP_MARK=mark),
+                                 start_new_session=True)
+        try:
+            end = time.monotonic() + 240
+            while not (os.path.exists(ready) and any(mark in l for l in left_behind(mark, logs))):
+                assert p.poll() is None, f"-j {jobs}: run.py ended ({p.returncode}) before " \
+                    f"its test was under way (see {out})"
+                assert time.monotonic() < end, f"-j {jobs}: the test did not get under way " \
+                    f"in 240 s (see {out})"
+                time.sleep(0.5)
+            p.send_signal(signal.SIGTERM)
+            try:
+                rc = p.wait(timeout=TERM_BOUND)
+            except subprocess.TimeoutExpired:
+                rc = None
+            end = time.monotonic() + 10
+            while left_behind(mark, logs) and time.monotonic() < end:
+                time.sleep(0.5)
+            left = left_behind(mark, logs)
+            results.append((f"-j {jobs}: run.py ends on SIGTERM, leaving nothing running",
+                            rc is not None and rc != 0 and not left,
+                            f"exit {rc}; still running: {left} (see {out})"))
+        finally:
+            for line in left_behind(mark, logs):
+                try:
+                    os.kill(int(line.split(":")[0]), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+    return results
+
+
+# a child's grace, a test's board stop, and margin
+TERM_BOUND = 120
+test_harness_sigterm_stops_everything_the_run_started.timeout = 2 * (240 + TERM_BOUND + 30)
+
 # they run the suite (two at a time), soak.py and bench.py themselves
 test_harness_fails_each_provoked_test.exclusive = True
+test_harness_sigterm_stops_everything_the_run_started.exclusive = True
 test_harness_a_warning_fails_a_soak_run.exclusive = True
 test_harness_a_warning_fails_a_bench_run.exclusive = True

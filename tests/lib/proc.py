@@ -1,9 +1,12 @@
 """Run one of the project's scripts from a test, bounded: on timeout the
-script and every QEMU it started are killed (they share its process
-group), not only the script."""
+script is told to stop (SIGTERM), then it and every QEMU it started are
+killed (they share its process group), not only the script."""
 import os
 import signal
 import subprocess
+
+# how long the script has to stop what it started, once told to
+TERM_GRACE = 40
 
 
 def run_script(cmd, timeout, env=None):
@@ -14,10 +17,17 @@ def run_script(cmd, timeout, env=None):
     try:
         out, err = p.communicate(timeout=timeout)
     except BaseException:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass        # the group ended by itself meanwhile
+        # SIGTERM first: a run.py stops the children it started in
+        # sessions of their own, which no signal to this group reaches
+        for sig, grace in ((signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, 0)):
+            try:
+                os.killpg(p.pid, sig)
+            except ProcessLookupError:
+                break   # the group ended by itself meanwhile
+            try:
+                p.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                pass
         try:
             p.communicate(timeout=30)
         except subprocess.TimeoutExpired:
