@@ -246,7 +246,11 @@ static_assert(ENC_RX_TAIL_LAZY * 4 <= ENC_RX_SIZE);
 /* Bus sizing: one RRXDATA burst can take the whole ring */
 #define ENC_RX_BUF_SIZE		ENC_RX_SIZE
 #define ENC_SFR_XFER_MAX	ENC_SFR_SIZE
-#define ENC_MAX_DEC_CHAIN	28	/* SETPKTDECs leading one WCRU */
+#ifdef ENC_TEST_HOOKS
+#define ENC_MAX_DEC_CHAIN	28	/* SETPKTDECs leading one WCRU (chain_cmds) */
+#else
+#define ENC_MAX_DEC_CHAIN	1	/* the SETPKTDEC that may lead the WCRU */
+#endif
 #define ENC_REL_XFERS		32	/* CS frames in one release message */
 /* CS high time between the frames of one message.  The chip's own
  * minimum is not in its datasheet; the ENC28J60's CS disable time is
@@ -261,7 +265,7 @@ static_assert(ENC_RX_TAIL_LAZY * 4 <= ENC_RX_SIZE);
 struct enc_dma_bufs {
 	u8 tx[2 + ENC_SFR_XFER_MAX] __aligned(ARCH_DMA_MINALIGN);
 	u8 rx[2 + ENC_SFR_XFER_MAX] __aligned(ARCH_DMA_MINALIGN);
-	/* TX-only scratch: chained SETPKTDECs + the ERXTAIL write */
+	/* TX-only scratch: the SETPKTDEC(s) + the ERXTAIL write */
 	u8 cmd[ENC_MAX_DEC_CHAIN + 4] __aligned(ARCH_DMA_MINALIGN);
 };
 
