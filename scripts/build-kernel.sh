@@ -73,6 +73,6 @@ while IFS= read -r line; do
 done < <(cat "${KFRAGMENTS[@]}" | grep -v '^#' | sed '/^$/d')
 [ $bad -eq 0 ] || die "kernel config does not match ${KFRAGMENTS[*]#"$TOP"/} (see $OBJ/.config)"
 
-run_step "building kernel ($KNAME), modules and dtbs (about 5 min on 2 cores)" "$LOGS/linux-build$KSUF.log" \
+run_step "building kernel ($KNAME), modules and dtbs (4-8 min on 2 cores the first time)" "$LOGS/linux-build$KSUF.log" \
 	"${KMAKE[@]}" -j"$(nproc)" DTC_FLAGS=-@ zImage modules dtbs
 stamp_set "$KSTAMP" "$hash"
