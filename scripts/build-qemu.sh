@@ -68,7 +68,11 @@ if ! stamp_ok "$QDIR/.src-stamp" "$series_hash"; then
 			git -c user.name=build -c user.email=build@localhost am -q --keep-cr "$p"
 		done
 		mkdir -p "$SRC"
-		rsync -a --checksum --delete --exclude=/.git "$QDIR/fresh/" "$SRC/"
+		# the devices file copied in below stays (P: protected from
+		# --delete), so a new series does not make meson regenerate
+		rsync -a --checksum --delete --exclude=/.git \
+			--filter="P /configs/devices/$QEMU_TARGET/enc-board.mak" \
+			"$QDIR/fresh/" "$SRC/"
 		rm -rf "$QDIR/fresh"
 	}
 	run_step "applying the series (from qemu/) to the QEMU tree" "$LOGS/qemu-patch.log" apply

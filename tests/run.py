@@ -58,6 +58,7 @@ for _i, _a in enumerate(sys.argv):
 
 from lib import board  # noqa: E402
 from lib.board import BUILD  # noqa: E402
+from lib.proc import STOP_SIGNALS, TERM_GRACE, reap, start, stop, tell  # noqa: E402
 from lib.skip import Skip  # noqa: E402
 
 DEFAULT_TIMEOUT = 300
@@ -91,24 +92,29 @@ def discover(where=HERE):
 CLEANUP_BOUND = 180
 
 
+# Set once the run is told to stop (Ctrl-C, SIGTERM, SIGHUP): from then on
+# nothing (a test's time bound included) turns the stop into a result
+STOPPING = []
+
+
 def on_alarm(signum, frame):
     signal.alarm(CLEANUP_BOUND)     # a second alarm ends a cleanup that hangs
+    if STOPPING:
+        raise KeyboardInterrupt(STOPPING[0])
     raise TestTimeout("test exceeded its time bound")
 
 
-def on_term(signum, frame):
-    """SIGTERM stops the run as Ctrl-C does: the exception unwinds through
-    the test, whose boards and scripts (run_script: sessions of their own,
-    which no signal to this group reaches) are stopped on the way out.  A
-    second SIGTERM must not cut that cleanup short (a handler, not
-    SIG_IGN, which the processes started meanwhile would inherit)."""
-    signal.signal(signal.SIGTERM, lambda *_: None)
-    raise KeyboardInterrupt("SIGTERM")
-
-
-# How long a child stopped with SIGTERM has to stop its boards and scripts
-# before its process group is killed
-TERM_GRACE = 30
+def on_stop(signum, frame):
+    """Ctrl-C, SIGTERM or SIGHUP stops the run: the exception unwinds
+    through the test, whose boards and scripts (run_script: sessions of
+    their own, which no signal to this group reaches) are stopped on the
+    way out.  The first one only: another must not cut that cleanup short
+    (a handler that does nothing, not SIG_IGN, which the processes started
+    meanwhile would inherit)."""
+    if STOPPING:
+        return
+    STOPPING.append(signal.Signals(signum).name)
+    raise KeyboardInterrupt(STOPPING[0])
 
 
 FAILED = []  # (test, first line of why, log directory), for the summary
@@ -185,8 +191,8 @@ def run_test(name, fn, logroot, tag=""):
         return 0, 0, 1
     except BaseException as e:  # noqa: B036 - a test must never end the run
         signal.alarm(0)
-        if isinstance(e, KeyboardInterrupt):
-            raise
+        if isinstance(e, KeyboardInterrupt) or STOPPING:
+            raise KeyboardInterrupt(*(STOPPING or e.args)) from e
         with open(os.path.join(logdir, "failure.txt"), "w") as f:
             traceback.print_exc(file=f)
         msg = str(e).strip().splitlines() or [""]
@@ -209,8 +215,14 @@ def other_kernel(kver):
     counts = os.path.join(BUILD, "test-logs", f"counts-{kver}.json")
     if os.path.exists(counts):
         os.remove(counts)
-    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--kver", kver,
-                        "--every-kernel", "--counts", counts], check=False)
+    # a session of its own, stopped as the -j children are
+    p = start([sys.executable, os.path.abspath(__file__), "--kver", kver,
+               "--every-kernel", "--counts", counts])
+    try:
+        p.wait()
+    except BaseException:
+        stop([p])
+        raise
     logs = os.path.join(BUILD, "test-logs", kver)
     try:
         with open(counts) as f:
@@ -255,34 +267,11 @@ class Child:
                 os.remove(stale)
         self.started = time.monotonic()
         with open(self.out, "w") as out:
-            self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
-
-    def terminate(self):
-        """Ask it to stop: SIGTERM to its run.py only, which unwinds its
-        test (and ends the scripts that test started, in sessions of their
-        own); its QEMUs are stopped by that unwinding, or by reap()."""
-        try:
-            self.proc.terminate()
-        except ProcessLookupError:
-            pass
-
-    def reap(self, grace):
-        """Wait up to `grace` seconds for it to end, then kill what is left
-        of its process group."""
-        try:
-            self.proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            pass
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
+            self.proc = start(self.cmd, stdout=out, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL)
 
     def kill(self):
-        self.terminate()
-        self.reap(TERM_GRACE)
+        stop([self.proc])
 
     def poll(self):
         """None while it runs; then its (passed, failed, skipped), printed."""
@@ -332,8 +321,14 @@ def run_children(children, jobs):
                 started += 1
                 print(f"[{started}/{len(children)}] {child.name} ..."
                       + (" (alone)" if child.exclusive else ""), flush=True)
-                child.start()
-                running.append(child)
+                # a stop between the fork and the list would leave it
+                # running, unknown to the cleanup below
+                old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+                try:
+                    child.start()
+                    running.append(child)
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, old)
             time.sleep(0.2)
             for child in list(running):
                 result = child.poll()
@@ -343,11 +338,10 @@ def run_children(children, jobs):
                     failed += result[1]
                     skipped += result[2]
     finally:
-        # on Ctrl-C or SIGTERM: all are asked at once, then each is reaped
+        # on a stop: all are told at once, then reaped against one deadline
         for child in running:
-            child.terminate()
-        for child in running:
-            child.reap(TERM_GRACE)
+            tell(child.proc)
+        reap([child.proc for child in running], TERM_GRACE)
     return passed, failed, skipped
 
 
@@ -365,7 +359,11 @@ def main():
                     "the whole suite where there are two cores, else 1)")
     ap.add_argument("--one", help=argparse.SUPPRESS)   # -j's children: this test only
     args = ap.parse_args()
-    signal.signal(signal.SIGTERM, on_term)
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, on_stop)
+    # a -j child is started with them blocked (run_children), and a mask
+    # is inherited: a stop that came meanwhile is taken here
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     if args.kver and args.kver != board.KVER:
         ap.error(f"--kver {args.kver}: the kernel is chosen before lib.board loads")
     if board.KVER not in board.LINUX_VERSIONS:
@@ -440,5 +438,5 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except KeyboardInterrupt as e:
-        print(f"run.py: stopped ({e or 'Ctrl-C'})", file=sys.stderr, flush=True)
+        print(f"run.py: stopped ({str(e) or 'SIGINT'})", file=sys.stderr, flush=True)
         sys.exit(130)

@@ -146,6 +146,7 @@ class Board:
         self.quit_by_test = False   # QEMU was ended on purpose (quit())
         self.problems = []          # what stop() found (also in SEEN_SPLATS)
         self._stopped = False
+        self._run_stopping = False  # the run is being stopped (Ctrl-C, SIGTERM)
         self.proc = None
         self.con = None
         self.qmp = None
@@ -341,7 +342,9 @@ class Board:
         self._stopped = True
         leaked, problems = [], []
         try:
-            if self.proc and self.proc.poll() is None and self.con:
+            if self._run_stopping:
+                pass    # no result is wanted: QEMU is ended at once
+            elif self.proc and self.proc.poll() is None and self.con:
                 leaked, problems = self._check_guest_at_stop()
             elif self.proc and self.proc.poll() is not None and not self.quit_by_test:
                 problems.append(f"QEMU exited ({self.proc.returncode}) before the "
@@ -416,7 +419,10 @@ class Board:
     def __enter__(self):
         return self if self.proc else self.start()
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, *exc):
+        # the run is being stopped: the guest's end-of-test checks (a
+        # kmemleak scan takes seconds) would only eat the stop's grace
+        self._run_stopping = exc_type is not None and issubclass(exc_type, KeyboardInterrupt)
         self.stop()
 
     # --- console --------------------------------------------------------
