@@ -6,6 +6,7 @@ guest console or over QMP.
 import json
 import re
 import subprocess
+import time
 
 from lib.board import IN_TREE, OURS, Board, GuestError
 
@@ -56,6 +57,27 @@ def test_guest_random_pool_is_ready_at_boot(logdir):
         assert not early, f"a /dev/urandom read came before the pool was ready: {early}"
         check_no_splats(b)
         return f"pool ready at kernel log record {ready}, init at {init}"
+
+
+def test_kernel_messages_stay_out_of_command_output(logdir):
+    """A critical kernel message written while a guest command runs (the TX
+    watchdog's NETDEV WATCHDOG is one) reaches the kernel log stream, not
+    the console the harness reads command output from: there it landed in
+    the middle of a counter's line and the counter went missing."""
+    with Board(logdir).start() as b:
+        marker = "board-test: a critical message"
+        out = b.out(f"echo 'ab'; echo '<2>{marker}' > /dev/kmsg; echo 'cd'")
+        assert out == "ab\ncd", f"the command's output is {out!r}, not 'ab', 'cd'"
+        end = time.monotonic() + 10     # the stream's reader may lag
+        while True:
+            logged = [(lvl, t) for lvl, t in b.kernel_log() if marker in t]
+            if logged or time.monotonic() > end:
+                break
+            time.sleep(0.1)
+        assert logged and logged[0][0] == 2, (
+            f"the kernel log stream has {logged}, not the message at level 2")
+        check_no_splats(b)
+        return "the output is the command's own; the message is in the log stream at level 2"
 
 
 def test_link_comes_up(logdir):
