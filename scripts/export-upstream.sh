@@ -127,11 +127,11 @@ PY
 # --- netdev: binding, the driver in place of the old one, KUnit tests --
 T=$WORK/netdev
 scratch_tree "$T" MAINTAINERS "$MCHP"
-BINDING=Documentation/devicetree/bindings/net/microchip,encx24j600.yaml
+BINDING=Documentation/devicetree/bindings/net/microchip,enc424j600.yaml
 mkdir -p "$T/$(dirname "$BINDING")"
 # the binding names a person, the series' author, as its maintainer
 sed "s|^  - ENCX24J600 driver maintainers <.*>\$|  - $AUTHOR|" \
-	"$TOP/dts/bindings/microchip,encx24j600.yaml" >"$T/$BINDING"
+	"$TOP/dts/bindings/microchip,enc424j600.yaml" >"$T/$BINDING"
 grep -qF -- "  - $AUTHOR" "$T/$BINDING" || die "$BINDING: its maintainer was not set"
 maintainers_add "$BINDING"
 commit "$T" <<'EOF'
@@ -144,10 +144,10 @@ written down.
 
 Describe it: an SPI peripheral with one active-low interrupt that stays
 asserted while an enabled event is pending, an optional MAC address and
-the usual SPI bus properties.  New device trees name the part
-(microchip,enc424j600 or microchip,enc624j600: over SPI the two are the
-same device); the compatible existing device trees use stays valid,
-deprecated.
+the usual SPI bus properties.  New device trees name the part:
+microchip,enc424j600, or microchip,enc624j600 with microchip,enc424j600
+as its fallback (over SPI the two are the same device).  The compatible
+existing device trees use stays valid, deprecated.
 EOF
 
 # The old driver goes, the new one takes its place, symbol and module name.

@@ -13,7 +13,7 @@ from test_driver import check_no_splats
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 DRV = os.path.join(TOP, "drivers", "net", "encx24j600")
 KSRC = KERNEL_SRC
-BINDING = os.path.join(TOP, "dts", "bindings", "microchip,encx24j600.yaml")
+BINDING = os.path.join(TOP, "dts", "bindings", "microchip,enc424j600.yaml")
 DTB = os.path.join(IMAGES, "versatile-pb-encx24j600.dtb")
 NODE = "/amba/spi@101f4000/ethernet@0"
 
@@ -82,6 +82,17 @@ def test_driver_dt_binding_validates(logdir):
         p = run(["dt-validate", "-s", schema, DTB], logdir, "dt-schema")
         ours = [l for l in (p.stdout + p.stderr).splitlines() if "ethernet@0" in l]
         assert not ours, "the merged dtb fails the binding:\n" + "\n".join(ours)
+        # the ENC624J600 is valid only with its fallback
+        for combo, valid in ((["microchip,enc624j600", "microchip,enc424j600"], True),
+                             (["microchip,enc624j600"], False)):
+            part = os.path.join(tmp, "part.dtb")
+            shutil.copy(DTB, part)
+            subprocess.run(["fdtput", "-t", "s", part, NODE, "compatible", *combo], check=True)
+            p = run(["dt-validate", "-s", schema, part], logdir, "dt-schema")
+            ours = [l for l in (p.stdout + p.stderr).splitlines() if "ethernet@0" in l]
+            assert bool(ours) != valid, (
+                f"dt-validate {'refused' if valid else 'accepted'} compatible {combo}:\n"
+                + "\n".join(ours))
         bad = os.path.join(tmp, "bad.dtb")
         shutil.copy(DTB, bad)
         subprocess.run(["fdtput", "-t", "i", bad, NODE, "spi-max-frequency", "20000000"], check=True)
@@ -90,7 +101,8 @@ def test_driver_dt_binding_validates(logdir):
         out = p.stdout + p.stderr
         assert "greater than the maximum" in out and "'interrupts' is a required property" in out, \
             f"dt-validate accepted a broken node:\n{out[-1500:]}"
-    return "binding and merged dtb valid; a broken node is rejected"
+    return ("binding and merged dtb valid; the ENC624J600 only with its fallback; "
+            "a broken node is rejected")
 
 
 def test_driver_dt_local_mac_address(logdir):
@@ -115,39 +127,69 @@ def test_driver_dt_local_mac_address(logdir):
 
 
 
-def test_driver_binds_each_compatible_of_the_binding(logdir):
-    """Each compatible the binding names binds the driver: the parts'
-    own and the one older device trees use (the board's overlay has that
-    one, so it is checked on every boot)."""
-    # the driver's own OF table names each (the SPI core would bind by the
-    # SPI id table alone, the compatible without its vendor)
-    # the compatibles the binding names (examples aside)
+def binding_compatibles():
+    """The compatible lists the binding allows, one per entry of its
+    oneOf: a const alone, each value of an enum alone, or the consts of
+    an items list in their order (a part that falls back to another)."""
     with open(BINDING) as f:
-        schema = f.read().split("\nexamples:")[0]
-    named = sorted(set(re.findall(r"microchip,enc[0-9x]+j600", schema)))
-    assert len(named) >= 3, f"the binding names {named}"
+        lines = f.read().split("\n  compatible:\n")[1].splitlines()
+    combos, entry, kind = [], None, None
+    for line in lines:
+        if line.strip() and len(line) - len(line.lstrip()) <= 2:
+            break                                   # the next property
+        m = re.match(r"( *)- (const: (\S+)|items:|enum:|(\S+))$", line)
+        if not m:
+            continue
+        depth = len(m.group(1))
+        if entry is None or depth <= entry:         # an entry of oneOf
+            entry = depth
+            kind = "items" if m.group(2) == "items:" else "enum" if m.group(2) == "enum:" else None
+            if m.group(3):
+                combos.append([m.group(3)])
+            elif kind == "items":
+                combos.append([])
+        elif kind == "items" and m.group(3):
+            combos[-1].append(m.group(3))
+        elif kind == "enum" and m.group(4):
+            combos.append([m.group(4)])
+    return combos
+
+
+def test_driver_binds_each_compatible_of_the_binding(logdir):
+    """Each compatible list the binding allows binds the driver: the
+    ENC424J600's, the ENC624J600's with its fallback, and the one older
+    device trees use (the board's overlay has that one, so it is checked
+    on every boot)."""
+    combos = binding_compatibles()
+    named = sorted({c for combo in combos for c in combo})
+    assert len(combos) >= 3 and len(named) >= 3, f"the binding allows {combos}"
+    # the driver matches each list by its last, most generic, entry (the
+    # SPI core would bind by the SPI id table alone, without the vendor)
     ko = os.path.join(BUILD, f"driver{KSUF}", f"{OURS}.ko")
     aliases = subprocess.run(["modinfo", "-F", "alias", ko], capture_output=True, text=True,
                              check=True).stdout.split()
-    for compatible in named:
-        assert f"of:N*T*C{compatible}" in aliases, f"{OURS}.ko has no OF alias for {compatible}"
+    for combo in combos:
+        assert f"of:N*T*C{combo[-1]}" in aliases, \
+            f"{OURS}.ko has no OF alias for {combo[-1]} (of {combo})"
     bound = []
     # the board's overlay has the old one: every boot binds by it
-    for compatible in [c for c in named if c != "microchip,encx24j600"]:
+    for combo in [c for c in combos if c != ["microchip,encx24j600"]]:
         with tempfile.TemporaryDirectory() as tmp:
             dtb = os.path.join(tmp, "part.dtb")
             shutil.copy(DTB, dtb)
-            subprocess.run(["fdtput", "-t", "s", dtb, NODE, "compatible", compatible],
-                           check=True)
-            with Board(logdir, name=compatible.split(",")[1], dtb=dtb) as b:
+            subprocess.run(["fdtput", "-t", "s", dtb, NODE, "compatible", *combo], check=True)
+            got = subprocess.run(["fdtget", dtb, NODE, "compatible"], capture_output=True,
+                                 text=True, check=True).stdout.split()
+            assert got == combo, f"the dtb says {got}, not {combo}"
+            with Board(logdir, name=combo[0].split(",")[1], dtb=dtb) as b:
                 b.load_driver(OURS)
                 drv = b.out("basename $(readlink /sys/bus/spi/devices/spi0.0/driver)")
-                assert drv == OURS, f"{compatible}: spi0.0 is bound to {drv!r}, not {OURS}"
+                assert drv == OURS, f"{combo}: spi0.0 is bound to {drv!r}, not {OURS}"
                 assert b.run("[ -e /sys/class/net/eth0 ]", check=False)[0] == 0, \
-                    f"{compatible}: bound, but no eth0"
+                    f"{combo}: bound, but no eth0"
                 check_no_splats(b)
-        bound.append(compatible)
-    return f"OF aliases for {', '.join(named)}; bound by {', '.join(bound)}"
+        bound.append(" + ".join(combo))
+    return f"OF aliases for {', '.join(c[-1] for c in combos)}; bound by {'; '.join(bound)}"
 
 
 test_driver_w1_sparse_clean.every_kernel = True

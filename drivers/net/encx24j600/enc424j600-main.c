@@ -1739,8 +1739,8 @@ static int enc_probe(struct spi_device *spi)
 }
 
 static const struct of_device_id enc_of_match[] = {
+	/* the ENC624J600 falls back to it (the binding's items) */
 	{ .compatible = "microchip,enc424j600" },
-	{ .compatible = "microchip,enc624j600" },
 	/* the one compatible device trees have used since 2015 */
 	{ .compatible = "microchip,encx24j600" },
 	{ }
