@@ -29,7 +29,7 @@ MADE = {"netdev": ["MAINTAINERS", "drivers/net/ethernet/microchip",
         "regmap": ["MAINTAINERS", "drivers/base/regmap"],
         "regmap-fixes": ["drivers/base/regmap"]}
 # the series of patches/linux, one per kernel -> the parts they touch
-STORED = {"6.1": ["drivers/spi", "drivers/base/regmap"], "6.12": ["drivers/base/regmap"]}
+STORED = {"6.1": ["drivers/spi", "drivers/base/regmap", "mm"], "6.12": ["drivers/base/regmap"]}
 MCHP = "drivers/net/ethernet/microchip"
 
 
