@@ -265,15 +265,16 @@ import sys
 lines = open(sys.argv[1]).read().split("\n")
 i = lines.index("REGISTER MAP ABSTRACTION")
 i = lines.index("F:\tdrivers/base/regmap/", i) + 1
-lines.insert(i, "F:\tdrivers/base/regmap/regmap-v44-kunit.c")
+lines.insert(i, "F:\tdrivers/base/regmap/regmap-bus-kunit.c")
 open(sys.argv[1], "w").write("\n".join(lines))
 PY
-cp "$TOP/tests/kunit/regmap/regmap_v44_kunit.c" "$R/drivers/base/regmap/regmap-v44-kunit.c"
+cp "$TOP/tests/kunit/regmap/regmap_bus_kunit.c" "$R/drivers/base/regmap/regmap-bus-kunit.c"
 cat >>"$R/drivers/base/regmap/Kconfig" <<'EOF'
 
-config REGMAP_V44_KUNIT
+config REGMAP_BUS_KUNIT
 	tristate "KUnit tests for the regmap core" if !KUNIT_ALL_TESTS
-	depends on KUNIT && REGMAP_IRQ && DEBUG_FS
+	depends on KUNIT && DEBUG_FS
+	select REGMAP_IRQ
 	default KUNIT_ALL_TESTS
 	help
 	  Tests of the bus reg_update_bits offload, fast_io bulk writes from
@@ -283,7 +284,7 @@ config REGMAP_V44_KUNIT
 
 	  If unsure, say N.
 EOF
-echo 'obj-$(CONFIG_REGMAP_V44_KUNIT) += regmap-v44-kunit.o' >>"$R/drivers/base/regmap/Makefile"
+echo 'obj-$(CONFIG_REGMAP_BUS_KUNIT) += regmap-bus-kunit.o' >>"$R/drivers/base/regmap/Makefile"
 commit "$R" <<'EOF'
 regmap: add KUnit tests of the bus update_bits, fast_io, regmap-irq and debugfs
 

@@ -1,6 +1,6 @@
-"""KUnit in the booted guest: the regmap core features of Linux 4.4 the
-driver rests on (tests/kunit/regmap) and the driver's pure logic
-(tests/kunit/enc424j600).
+"""KUnit in the booted guest: the regmap core features the driver rests on
+(the bus update_bits offload of Linux 4.4 among them: tests/kunit/regmap) and
+the driver's pure logic (tests/kunit/enc424j600).
 
 Each test module runs its suite when modprobe loads it; the results are
 read back as KTAP from debugfs and every KUnit case counts as one result
@@ -18,7 +18,7 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 # are counted here, not taken from the suite's own plan, so a case that
 # is dropped (from the source or at run time) fails.  Change the number
 # with the source.
-SUITES = [("regmap_v44_kunit", "regmap_v44", "tests/kunit/regmap/regmap_v44_kunit.c", 10),
+SUITES = [("regmap_bus_kunit", "regmap_bus", "tests/kunit/regmap/regmap_bus_kunit.c", 10),
           ("enc424j600_kunit", "enc424j600_logic",
            "tests/kunit/enc424j600/enc424j600_kunit.c", 17)]
 KUNIT_CASE = re.compile(r"^\s*KUNIT_CASE\((\w+)\)", re.M)
@@ -28,10 +28,10 @@ def source_cases(path):
     with open(os.path.join(TOP, path)) as f:
         return KUNIT_CASE.findall(f.read())
 
-# The map tests/kunit/regmap keeps while loaded: device "regmap-v44-kunit-
+# The map tests/kunit/regmap keeps while loaded: device "regmap-bus-kunit-
 # debugfs", map name "range", readable 0-3, 8-b, 10, 20-2f with 22
 # precious (regmap debugfs hides precious registers).
-RANGE_FILE = "/sys/kernel/debug/regmap/regmap-v44-kunit-debugfs-range/range"
+RANGE_FILE = "/sys/kernel/debug/regmap/regmap-bus-kunit-debugfs-range/range"
 RANGE_TEXT = "0-3\n8-b\n10-10\n20-21\n23-2f\n"
 
 RESULT_RE = re.compile(r"^(\s*)(ok|not ok) (\d+)(?: -)? ([^#\s]+)\s*(?:#\s*(.*))?$")
@@ -159,7 +159,7 @@ def test_kunit(logdir):
                             f"{sorted(set(ran) - set(want))}\n{ktap[-1500:]}"))
             results.append((f"{suite}: suite result ok", suite_ok,
                             "the suite's own result line is not ok"))
-            if module == "regmap_v44_kunit":
+            if module == "regmap_bus_kunit":
                 results += check_range_file(b)
         splats = b.splats()
         results.append(("no kernel splat while the suites ran (BUG:/WARNING:, "

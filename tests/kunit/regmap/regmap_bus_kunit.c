@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit checks, in the running kernel, of the regmap core features that
- * Linux 4.4 brought (tag regmap-v4.4) and the enc424j600 driver rests on:
+ * KUnit checks, in the running kernel, of regmap core features that
+ * drivers of SPI devices with native bit set/clear commands rely on:
  *
  *  - a bus's reg_update_bits op, used for volatile registers only;
  *  - GFP_ATOMIC scratch buffers for fast_io maps in regmap_bulk_write();
@@ -12,10 +12,11 @@
  * Every check runs against a fake bus that records each call it gets.
  *
  * The "range" file is read from user space (the kernel cannot read a
- * debugfs file that only has ->read): besides the suite, loading the module
- * creates a map named "range" on the root device REGMAP_V44_RANGE_DEV, with
- * the readable registers of range_rd_table minus the precious ones of
- * range_precious_table, and keeps it until the module is removed.
+ * debugfs file that only has ->read): besides the suite, loading the
+ * module creates a map named "range" on the root device
+ * REGMAP_BUS_KUNIT_RANGE_DEV, with the readable registers of
+ * range_rd_table minus the precious ones of range_precious_table, and
+ * keeps it until the module is removed.
  */
 
 #include <kunit/test.h>
@@ -29,8 +30,8 @@
 #include <linux/regmap.h>
 #include <linux/spinlock.h>
 
-#define REGMAP_V44_DEV		"regmap-v44-kunit"
-#define REGMAP_V44_RANGE_DEV	"regmap-v44-kunit-debugfs"
+#define REGMAP_BUS_KUNIT_DEV		"regmap-bus-kunit"
+#define REGMAP_BUS_KUNIT_RANGE_DEV	"regmap-bus-kunit-debugfs"
 
 #define FAKE_NREGS		0x40
 #define FAKE_MAX_CALLS		32
@@ -185,7 +186,7 @@ static const struct regmap_bus fake_bus_raw = {
 	.val_format_endian_default = REGMAP_ENDIAN_BIG,
 };
 
-struct regmap_v44_test {
+struct regmap_bus_kunit_test {
 	struct device *dev;
 	struct fake_bus fb;
 	struct regmap *map;
@@ -195,9 +196,9 @@ struct regmap_v44_test {
 	atomic_t child_calls[2];
 };
 
-static int regmap_v44_init(struct kunit *test)
+static int regmap_bus_kunit_init(struct kunit *test)
 {
-	struct regmap_v44_test *t;
+	struct regmap_bus_kunit_test *t;
 
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	if (!t)
@@ -210,16 +211,16 @@ static int regmap_v44_init(struct kunit *test)
 	 * No owner: the suite runs while the module is still coming up,
 	 * before its sysfs directory (the owner link's target) exists.
 	 */
-	t->dev = __root_device_register(REGMAP_V44_DEV, NULL);
+	t->dev = __root_device_register(REGMAP_BUS_KUNIT_DEV, NULL);
 	if (IS_ERR(t->dev))
 		return PTR_ERR(t->dev);
 	test->priv = t;
 	return 0;
 }
 
-static void regmap_v44_exit(struct kunit *test)
+static void regmap_bus_kunit_exit(struct kunit *test)
 {
-	struct regmap_v44_test *t = test->priv;
+	struct regmap_bus_kunit_test *t = test->priv;
 	int i;
 
 	if (!t)
@@ -268,7 +269,7 @@ static struct regmap *make_map(struct kunit *test,
 			       enum regcache_type cache)
 {
 	bool cached = cache != REGCACHE_NONE;
-	struct regmap_v44_test *t = test->priv;
+	struct regmap_bus_kunit_test *t = test->priv;
 	const struct regmap_config cfg = {
 		.reg_bits = 8,
 		.val_bits = 16,
@@ -287,7 +288,7 @@ static struct regmap *make_map(struct kunit *test,
 /* Volatile register: one bus update_bits call with the caller's mask/val */
 static void update_bits_volatile_uses_bus_op(struct kunit *test)
 {
-	struct regmap_v44_test *t = test->priv;
+	struct regmap_bus_kunit_test *t = test->priv;
 	struct fake_bus *fb = &t->fb;
 	struct regmap *map = make_map(test, &fake_bus_offload, REGCACHE_NONE);
 	bool change = false;
@@ -323,7 +324,7 @@ static void update_bits_volatile_uses_bus_op(struct kunit *test)
 /* Non-volatile register: read, then write only if the value changes */
 static void update_bits_nonvolatile_read_write(struct kunit *test)
 {
-	struct regmap_v44_test *t = test->priv;
+	struct regmap_bus_kunit_test *t = test->priv;
 	struct fake_bus *fb = &t->fb;
 	struct regmap *map = make_map(test, &fake_bus_offload, REGCACHE_NONE);
 	bool change = false;
@@ -355,7 +356,7 @@ static void update_bits_nonvolatile_read_write(struct kunit *test)
 /* A bus without the op: volatile registers get read + write too */
 static void update_bits_without_bus_op(struct kunit *test)
 {
-	struct regmap_v44_test *t = test->priv;
+	struct regmap_bus_kunit_test *t = test->priv;
 	struct fake_bus *fb = &t->fb;
 	struct regmap *map = make_map(test, &fake_bus_plain, REGCACHE_NONE);
 	bool change = false;
@@ -376,7 +377,7 @@ static void update_bits_without_bus_op(struct kunit *test)
  */
 static void update_bits_cached(struct kunit *test)
 {
-	struct regmap_v44_test *t = test->priv;
+	struct regmap_bus_kunit_test *t = test->priv;
 	struct fake_bus *fb = &t->fb;
 	struct regmap *map = make_map(test, &fake_bus_offload, REGCACHE_FLAT);
 	bool change = false;
@@ -408,7 +409,7 @@ static DEFINE_SPINLOCK(atomic_test_lock);
 
 static void bulk_write_fast_io_atomic(struct kunit *test)
 {
-	struct regmap_v44_test *t = test->priv;
+	struct regmap_bus_kunit_test *t = test->priv;
 	struct fake_bus *fb = &t->fb;
 	static const u16 vals[] = { 0x1234, 0xabcd, 0x0102 };
 	static const u8 wire[] = { 0x10, 0x12, 0x34, 0xab, 0xcd, 0x01, 0x02 };
@@ -497,7 +498,7 @@ static unsigned int count_writes(const struct fake_bus *fb, unsigned int reg)
  * descriptor with no hardware behind it, fired by hand.
  */
 #define FAKE_IRQ_CHIP(invert) {				\
-	.name = REGMAP_V44_DEV,					\
+	.name = REGMAP_BUS_KUNIT_DEV,					\
 	.status_base = IRQ_STATUS,				\
 	.mask_base = IRQ_MASK,					\
 	.unmask_base = IRQ_UNMASK,				\
@@ -517,7 +518,7 @@ static void setup_irq_chip(struct kunit *test, bool ack_invert)
 {
 	const struct regmap_irq_chip *chip = ack_invert ? &fake_irq_chip_ack_invert :
 							  &fake_irq_chip;
-	struct regmap_v44_test *t = test->priv;
+	struct regmap_bus_kunit_test *t = test->priv;
 	const struct regmap_config cfg = {
 		.reg_bits = 8,
 		.val_bits = 8,
@@ -550,7 +551,7 @@ static void setup_irq_chip(struct kunit *test, bool ack_invert)
 		KUNIT_ASSERT_GT(test, virq, 0);
 		atomic_set(&t->child_calls[i], 0);
 		ret = request_threaded_irq(virq, NULL, fake_child_handler,
-					   IRQF_ONESHOT, REGMAP_V44_DEV,
+					   IRQF_ONESHOT, REGMAP_BUS_KUNIT_DEV,
 					   &t->child_calls[i]);
 		KUNIT_ASSERT_EQ(test, ret, 0);
 		t->child_irq[i] = virq;
@@ -558,7 +559,7 @@ static void setup_irq_chip(struct kunit *test, bool ack_invert)
 }
 
 /* Fire the parent and wait for regmap-irq's thread to be done */
-static void fire_parent(struct regmap_v44_test *t)
+static void fire_parent(struct regmap_bus_kunit_test *t)
 {
 	generic_handle_irq_safe(t->parent_irq);
 	synchronize_irq(t->parent_irq);
@@ -571,7 +572,7 @@ static void irq_reg_macro(struct kunit *test)
 		REGMAP_IRQ_REG(1, 2, BIT(4)),
 		REGMAP_IRQ_REG(3, 0, BIT(15)),
 	};
-	struct regmap_v44_test *t = test->priv;
+	struct regmap_bus_kunit_test *t = test->priv;
 	int a, b, c;
 
 	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(sparse), 4);
@@ -602,7 +603,7 @@ static void irq_reg_macro(struct kunit *test)
 /* Masking sets the bit in MASK, unmasking sets it in UNMASK */
 static void irq_unmask_base(struct kunit *test)
 {
-	struct regmap_v44_test *t = test->priv;
+	struct regmap_bus_kunit_test *t = test->priv;
 	struct fake_bus *fb = &t->fb;
 
 	/* requesting hwirq 1 (bit 3) and 2 (bit 7) unmasked them */
@@ -630,7 +631,7 @@ static void irq_unmask_base(struct kunit *test)
 
 static void check_ack(struct kunit *test, bool ack_invert)
 {
-	struct regmap_v44_test *t = test->priv;
+	struct regmap_bus_kunit_test *t = test->priv;
 	struct fake_bus *fb = &t->fb;
 
 	setup_irq_chip(test, ack_invert);
@@ -719,7 +720,7 @@ static const struct regmap_config range_config = {
 /* The map gets a debugfs directory <device>-<name> with a "range" file */
 static void debugfs_range_file(struct kunit *test)
 {
-	struct regmap_v44_test *t = test->priv;
+	struct regmap_bus_kunit_test *t = test->priv;
 	struct dentry *root, *dir, *file;
 
 	KUNIT_ASSERT_TRUE(test, IS_ENABLED(CONFIG_DEBUG_FS));
@@ -728,7 +729,7 @@ static void debugfs_range_file(struct kunit *test)
 
 	root = debugfs_lookup("regmap", NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, root);
-	dir = debugfs_lookup(REGMAP_V44_DEV "-range", root);
+	dir = debugfs_lookup(REGMAP_BUS_KUNIT_DEV "-range", root);
 	dput(root);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dir);
 	file = debugfs_lookup("range", dir);
@@ -737,7 +738,7 @@ static void debugfs_range_file(struct kunit *test)
 	dput(file);
 }
 
-static struct kunit_case regmap_v44_cases[] = {
+static struct kunit_case regmap_bus_kunit_cases[] = {
 	KUNIT_CASE(update_bits_volatile_uses_bus_op),
 	KUNIT_CASE(update_bits_nonvolatile_read_write),
 	KUNIT_CASE(update_bits_without_bus_op),
@@ -751,24 +752,24 @@ static struct kunit_case regmap_v44_cases[] = {
 	{}
 };
 
-static struct kunit_suite regmap_v44_suite = {
-	.name = "regmap_v44",
-	.init = regmap_v44_init,
-	.exit = regmap_v44_exit,
-	.test_cases = regmap_v44_cases,
+static struct kunit_suite regmap_bus_kunit_suite = {
+	.name = "regmap_bus",
+	.init = regmap_bus_kunit_init,
+	.exit = regmap_bus_kunit_exit,
+	.test_cases = regmap_bus_kunit_cases,
 };
 
-kunit_test_suite(regmap_v44_suite);
+kunit_test_suite(regmap_bus_kunit_suite);
 
 /* The map whose "range" file user space reads, alive while loaded */
 static struct device *range_dev;
 static struct regmap *range_map;
 static struct fake_bus range_bus;
 
-static int __init regmap_v44_range_init(void)
+static int __init regmap_bus_kunit_range_init(void)
 {
 	spin_lock_init(&range_bus.lock);
-	range_dev = root_device_register(REGMAP_V44_RANGE_DEV);
+	range_dev = root_device_register(REGMAP_BUS_KUNIT_RANGE_DEV);
 	if (IS_ERR(range_dev))
 		return PTR_ERR(range_dev);
 	range_map = regmap_init(range_dev, &fake_bus_plain, &range_bus,
@@ -779,14 +780,14 @@ static int __init regmap_v44_range_init(void)
 	}
 	return 0;
 }
-module_init(regmap_v44_range_init);
+module_init(regmap_bus_kunit_range_init);
 
-static void __exit regmap_v44_range_exit(void)
+static void __exit regmap_bus_kunit_range_exit(void)
 {
 	regmap_exit(range_map);
 	root_device_unregister(range_dev);
 }
-module_exit(regmap_v44_range_exit);
+module_exit(regmap_bus_kunit_range_exit);
 
-MODULE_DESCRIPTION("KUnit checks of the regmap core features of Linux 4.4");
+MODULE_DESCRIPTION("KUnit checks of the regmap bus, fast_io, regmap-irq and debugfs");
 MODULE_LICENSE("GPL");
