@@ -77,7 +77,7 @@ SEEN_SPLATS = []
 
 # The guest's /init copies the kernel log (/dev/kmsg: every record, every
 # level) to its second UART; the harness writes that UART to a file.  The
-# console only shows KERN_ERR and worse (guest/init), WARN and lockdep are
+# console only shows emergencies (guest/init); WARN and lockdep are
 # KERN_WARNING.  A record is "prio,seq,usec,flags;text": the sequence
 # numbers show records lost before they were copied.
 KMSG_RECORD = re.compile(r"^(\d+),(\d+),(\d+),[^;]*;(.*)$")
