@@ -49,6 +49,7 @@ def until(cond, seconds, what):
 
 def check_no_splats(b, allow=()):
     """Fail on kernel splats, except lines containing one of @allow."""
+    assert b.sync_kernel_log(), "the kernel log stream stopped: a mark did not come through"
     s = [l for l in b.splats() if not any(a in l for a in allow)]
     # the in-tree driver's CHECKSUM_COMPLETE with a zero sum shows up so
     s += [t for _, t in b.kernel_log() if "hw csum failure" in t]
@@ -600,6 +601,7 @@ def test_driver_tx_timeout_recovery(logdir):
         assert after["tx_dropped"] > before["tx_dropped"], "the hung skb was not dropped"
         ping_ok(b)
         # the watchdog reports it (netdev_crit on 6.1, no WARN)
+        assert b.sync_kernel_log(), "the kernel log stream stopped"
         assert any("transmit queue 0 timed out" in t for _, t in b.kernel_log()), (
             "no NETDEV WATCHDOG report in the kernel log")
         check_no_splats(b)

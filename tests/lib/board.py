@@ -155,6 +155,7 @@ class Board:
         self._reader = None
         self._closed = False
         self.pos = 0        # how far expect() has consumed self.text
+        self._log_syncs = 0     # marks sync_kernel_log() has written
         self._log = None
 
     # --- life cycle -----------------------------------------------------
@@ -189,8 +190,12 @@ class Board:
                 "-initrd", os.path.join(self.images, "initramfs.uimg"),
                 "-dtb", self.seeded_dtb(),
                 # a log buffer that holds a whole test's kernel log: 1 MiB
-                # (versatile_defconfig builds 16 KiB in)
-                "-append", "console=ttyAMA0 rdinit=/init panic=-1 log_buf_len=1M",
+                # (versatile_defconfig builds 16 KiB in).  A panic replays
+                # the whole log on the console (panic_print bit 5): QEMU
+                # ends at once (panic=-1), before the stream can copy the
+                # oops's first lines, which are below emergency level.
+                "-append", "console=ttyAMA0 rdinit=/init panic=-1 panic_print=0x20 "
+                           "log_buf_len=1M",
                 "-display", "none", "-monitor", "none", "-no-reboot",
                 "-chardev", f"socket,id=con,path={self.con_path},server=on,wait=on",
                 "-serial", "chardev:con",
@@ -322,15 +327,10 @@ class Board:
         try:
             leaked = records(self.leak_report())
             # everything logged so far must come through the stream
-            self.run(f"echo '{STOP_MARK}' > /dev/kmsg", timeout=30)
-            end = time.monotonic() + 30
-            while STOP_MARK not in self.kernel_log_text():
-                if time.monotonic() > end:
-                    problems.append("the kernel log stream (UART1, "
-                                    f"{os.path.basename(self.kmsg_log)}) stopped: "
-                                    "a mark written at the stop did not come through")
-                    break
-                time.sleep(0.1)
+            if not self.sync_kernel_log(STOP_MARK):
+                problems.append("the kernel log stream (UART1, "
+                                f"{os.path.basename(self.kmsg_log)}) stopped: "
+                                "a mark written at the stop did not come through")
         except (OSError, ValueError, GuestError) as e:
             problems.append(f"the guest stopped answering during the stop's checks: "
                             f"{first_line(e)}")
@@ -522,6 +522,22 @@ class Board:
                 return f.read()
         except OSError:
             return ""
+
+    def sync_kernel_log(self, mark=None, timeout=30):
+        """Let the kernel log stream catch up: the guest copies it as a user
+        process, so a record the kernel has written may not be in the
+        file yet.  Writes a mark record and waits for it; False if it did
+        not come through within timeout seconds."""
+        if mark is None:
+            self._log_syncs += 1
+            mark = f"encx-harness: log sync #{self._log_syncs}#"
+        self.run(f"echo '{mark}' > /dev/kmsg", timeout=30)
+        end = time.monotonic() + timeout
+        while mark not in self.kernel_log_text():
+            if time.monotonic() > end:
+                return False
+            time.sleep(0.1)
+        return True
 
     def kernel_log(self):
         """The kernel's records so far, in order: [(level, text)]."""
