@@ -8,6 +8,8 @@ import subprocess
 import tempfile
 
 from lib.board import BUILD, IMAGES, KERNEL_SRC, KFLAVOR, KSUF, OURS, Board
+from lib.faults import ethtool_stats
+from test_board import host_iperf, iperf_check
 from test_driver import check_no_splats
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -103,6 +105,57 @@ def test_driver_dt_binding_validates(logdir):
             f"dt-validate accepted a broken node:\n{out[-1500:]}"
     return ("binding and merged dtb valid; the ENC624J600 only with its fallback; "
             "a broken node is rejected")
+
+
+def irq_traffic(b):
+    """TCP from the host each way: ([Mbit/s host-to-guest, guest-to-host],
+    health checks, interrupts) over the two runs."""
+    before = ethtool_stats(b)
+    moved = []
+    for reverse in (False, True):
+        b.run("iperf-server")
+        mbps, _ = iperf_check(host_iperf(b.iperf_port, reverse=reverse),
+                              "guest-to-host" if reverse else "host-to-guest")
+        moved.append(mbps)
+    after = ethtool_stats(b)
+    return (moved, after["health_checks"] - before["health_checks"],
+            after["irqs"] - before["irqs"])
+
+
+def test_driver_irq_without_a_trigger_type_takes_the_falling_edge(logdir):
+    """Device trees written for the old driver may give INT no trigger type
+    (that driver asked for the falling edge itself).  Ours then asks for
+    the falling edge too and re-arms INT after each pass: TCP both ways
+    moves as on the board's own level-low interrupt, through interrupts,
+    not through the health check's polls (one each 500 ms INT is quiet)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        notype = os.path.join(tmp, "notype.dtb")
+        shutil.copy(DTB, notype)
+        cells = subprocess.run(["fdtget", notype, NODE, "interrupts"], capture_output=True,
+                               text=True, check=True).stdout.split()
+        assert len(cells) == 2, f"interrupts = <{' '.join(cells)}>, not <pin type>"
+        subprocess.run(["fdtput", "-t", "u", notype, NODE, "interrupts", cells[0], "0"],
+                       check=True)
+        res = {}
+        for name, dtb, trigger in (("level", DTB, "Level"), ("no-type", notype, "Edge")):
+            with Board(logdir, name=name, dtb=dtb) as b:
+                b.load_driver(OURS)
+                b.net_up()
+                line = b.out("grep ' eth0$' /proc/interrupts")
+                assert trigger in line.split(), f"{name}: eth0's interrupt is not {trigger}: {line!r}"
+                res[name] = irq_traffic(b)
+                check_no_splats(b)
+    (lv, lv_polls, lv_irqs), (ed, ed_polls, ed_irqs) = res["level"], res["no-type"]
+    for way, l, e in zip(("host-to-guest", "guest-to-host"), lv, ed):
+        assert e >= l / 2, f"{way}: {e:.2f} Mbit/s on the falling edge, {l:.2f} on the level"
+    assert ed_polls <= lv_polls + 4, (
+        f"{ed_polls} health checks on the falling edge, {lv_polls} on the level: "
+        "INT went quiet with events pending")
+    return (f"edge {ed[0]:.2f}/{ed[1]:.2f} Mbit/s, {ed_irqs} interrupts, {ed_polls} health "
+            f"checks; level {lv[0]:.2f}/{lv[1]:.2f}, {lv_irqs}, {lv_polls}")
+
+
+test_driver_irq_without_a_trigger_type_takes_the_falling_edge.timeout = 420
 
 
 def test_driver_dt_local_mac_address(logdir):

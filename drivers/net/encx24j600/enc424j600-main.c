@@ -1304,7 +1304,8 @@ static int enc_open(struct net_device *ndev)
 	 * run in between would take the half-configured chip for a lost one
 	 */
 	ret = request_threaded_irq(ndev->irq, NULL, enc_irq_thread,
-				   IRQF_ONESHOT | IRQF_NO_AUTOEN, ndev->name, priv);
+				   priv->irq_trigger | IRQF_ONESHOT | IRQF_NO_AUTOEN,
+				   ndev->name, priv);
 	if (ret) {
 		netdev_err(ndev, "cannot request IRQ %d: %d\n", ndev->irq, ret);
 		return ret;
@@ -1645,6 +1646,7 @@ static int enc_probe(struct spi_device *spi)
 	struct net_device *ndev;
 	struct enc_priv *priv;
 	unsigned int eidled;
+	u32 trigger;
 	int ret;
 
 	if (spi->irq <= 0)
@@ -1718,7 +1720,15 @@ static int enc_probe(struct spi_device *spi)
 	ndev->irq = spi->irq;
 	netif_carrier_off(ndev);
 
-	priv->irq_edge = irq_get_trigger_type(spi->irq) & IRQ_TYPE_EDGE_BOTH;
+	/* Device trees written for the old driver may give no trigger type:
+	 * it asked for the falling edge, INT's assertion, and so do we.
+	 */
+	trigger = irq_get_trigger_type(spi->irq);
+	if (trigger == IRQ_TYPE_NONE) {
+		priv->irq_trigger = IRQF_TRIGGER_FALLING;
+		trigger = IRQ_TYPE_EDGE_FALLING;
+	}
+	priv->irq_edge = trigger & IRQ_TYPE_EDGE_BOTH;
 
 	/* runs after unregister_netdev() (which stops the interface and
 	 * frees the IRQ) and before priv is freed

@@ -249,7 +249,7 @@ static_assert(ENC_RX_TAIL_LAZY * 4 <= ENC_RX_SIZE);
 #ifdef ENC_TEST_HOOKS
 #define ENC_MAX_DEC_CHAIN	28	/* SETPKTDECs leading one WCRU (chain_cmds) */
 #else
-#define ENC_MAX_DEC_CHAIN	1	/* the SETPKTDEC that may lead the WCRU */
+#define ENC_MAX_DEC_CHAIN	1	/* one SETPKTDEC to a CS frame */
 #endif
 #define ENC_REL_XFERS		32	/* CS frames in one release message */
 /* CS high time between the frames of one message.  The chip's own
@@ -371,6 +371,7 @@ struct enc_priv {
 	u16 tx_wrpt;		/* where EGPWRPT points, or ENC_PTR_UNKNOWN */
 	u16 tx_etxlen;		/* ETXLEN in the chip, 0 = unknown */
 	bool irq_edge;
+	unsigned long irq_trigger;	/* IRQF_TRIGGER_* asked at request */
 	unsigned int rx_stall;
 	u8 revid;
 	struct enc_drv_stats dstats;
