@@ -207,17 +207,17 @@ def run_test(name, fn, logroot, tag=""):
         return 0, 1, 0
 
 
-def other_kernel(kver):
-    """The tests marked every_kernel on another kernel, in a run.py of its
-    own (the kernel is chosen before anything is imported).  Returns its
-    (passed, failed, skipped); its failures join FAILED."""
+def other_kernel(kver, where):
+    """The tests of `where` marked every_kernel on another kernel, in a
+    run.py of its own (the kernel is chosen before anything is imported).
+    Returns its (passed, failed, skipped); its failures join FAILED."""
     print(f"== the tests marked every_kernel on Linux {kver} ==", flush=True)
     counts = os.path.join(BUILD, "test-logs", f"counts-{kver}.json")
     if os.path.exists(counts):
         os.remove(counts)
     # a session of its own, stopped as the -j children are
     p = start([sys.executable, os.path.abspath(__file__), "--kver", kver,
-               "--every-kernel", "--counts", counts])
+               "--every-kernel", "--dir", where, "--counts", counts])
     try:
         p.wait()
     except BaseException:
@@ -358,6 +358,9 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, help="tests at a time (default: 2 for "
                     "the whole suite where there are two cores, else 1)")
     ap.add_argument("--one", help=argparse.SUPPRESS)   # -j's children: this test only
+    # the harness's tests: --dir's tests run as the whole suite would be,
+    # the other kernels' pass included
+    ap.add_argument("--as-suite", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     for sig in STOP_SIGNALS:
         signal.signal(sig, on_stop)
@@ -378,7 +381,7 @@ def main():
         print("\n".join(n for n, _ in tests))
         return 0
     whole_suite = (not args.k and not args.one and not args.every_kernel
-                   and os.path.realpath(where) == os.path.realpath(HERE))
+                   and (args.as_suite or os.path.realpath(where) == os.path.realpath(HERE)))
     # the cores this process may use (affinity, not the host's count)
     jobs = args.jobs if args.jobs is not None else \
         (min(2, len(os.sched_getaffinity(0))) if whole_suite else 1)
@@ -388,10 +391,19 @@ def main():
         if whole_suite else []
     if jobs > 1 and not args.one:
         children = [Child(board.KVER, n, f, where, args.every_kernel) for n, f in tests]
+        missing = []
         for kver in other_kernels:
-            children += [Child(kver, n, f, where, True) for n, f in every_test
-                         if getattr(f, "every_kernel", False)]
+            mine = [Child(kver, n, f, where, True) for n, f in every_test
+                    if getattr(f, "every_kernel", False)]
+            if not mine:
+                missing.append(kver)
+            children += mine
         passed, failed, skipped = run_children(children, jobs)
+        for kver in missing:
+            # a kernel of LINUX_SUITE_VERSIONS that ran nothing is not a pass
+            FAILED.append((f"the run on Linux {kver}", "no test is marked every_kernel",
+                           os.path.join(BUILD, "test-logs", kver)))
+            failed += 1
         return summary(args, passed, failed, skipped)
     logroot = os.path.join(BUILD, "test-logs")
     tag = ""
@@ -409,7 +421,7 @@ def main():
         failed += f
         skipped += sk
     for kver in other_kernels:
-        p, f, sk = other_kernel(kver)
+        p, f, sk = other_kernel(kver, where)
         passed += p
         failed += f
         skipped += sk

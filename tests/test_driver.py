@@ -911,6 +911,17 @@ def test_driver_chip_gone_under_rx_flood_stays_quiet(logdir):
 test_driver_chip_gone_under_rx_flood_stays_quiet.timeout = 200
 
 
+def wait_back(b, after, seconds=10):
+    """Wait for eth0 to be attached again with its carrier on.  A lost
+    chip is reset with its PHY, which negotiates the link again, as on
+    silicon, before the carrier is on: a frame sent before that is
+    dropped with the link down.  phylib reads the link (latched low by
+    the PHY's reset) as the restore restarts autonegotiation, so the
+    carrier is not on before the link is."""
+    until(lambda: not detached(b) and carrier(b) == 1, seconds,
+          f"eth0 and its carrier did not come back after {after}")
+
+
 def carrier(b):
     """/sys/class/net/eth0/carrier as an int (kernel messages on the
     console skipped)."""
@@ -939,11 +950,7 @@ def test_driver_phy_access_to_a_chip_gone_is_a_lost_chip(logdir):
                 f"ethtool -r on a chip gone: rc {rc}, {out.strip()[-120:]!r}"
         finally:
             b.set_model("x-spi-absent", False)
-        # back: the driver resets the chip, whose PHY negotiates the link
-        # again before the carrier is on; a frame sent before that is
-        # dropped with the link down, as on silicon
-        until(lambda: not detached(b) and carrier(b) == 1, 10,
-              "the device and its carrier did not come back with the chip")
+        wait_back(b, "the chip came back")
         ping_ok(b)
         lost = ethtool_stats(b)["chip_lost"] - lost0
         assert lost == 1, f"chip_lost moved by {lost}"
@@ -991,6 +998,7 @@ def test_driver_chip_reset_starts_no_mii_command(logdir):
             b.run("ping -c 3 -i 0.2 -W 1 10.0.2.2 >/dev/null", check=False, timeout=15)
             until(lambda: ethtool_stats(b)["chip_lost"] > before, 10,
                   "the driver did not notice the model's chip reset")
+            wait_back(b, "a chip reset")
             ping_ok(b)
         m1, d1 = mii_commands(b)
         model = (m1[0] - m0[0], m1[1] - m0[1])

@@ -80,7 +80,8 @@ def test_faults_absent_chip_at_probe(logdir):
         b.load_driver(OURS)
         assert chip_driver(b) == OURS, f"the chip is bound to {chip_driver(b)}"
         b.net_up()
-        assert "0% packet loss" in b.out("ping -c 2 -W 2 10.0.2.2")
+        out = b.out("ping -c 2 -W 2 10.0.2.2")
+        assert " 0% packet loss" in out, f"no ping through the chip once it answered:\n{out}"
         return log.splitlines()[-1].split("] ", 1)[-1]
 
 # recovery times are asserted: no other guest beside them (run.py -j)

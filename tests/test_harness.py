@@ -269,6 +269,67 @@ def test_harness_sigterm_stops_everything_the_run_started(logdir):
     return results
 
 
+KERNELS_DIR = os.path.join(PROVOKED_DIR, "kernels")
+
+# What the issue asks of every kernel of LINUX_SUITE_VERSIONS besides the
+# one the whole suite runs on: boot, probe, ping, iperf3 both ways, the
+# in-tree driver's fidelity check, the KUnit modules, W=1 and sparse, and
+# the driver tests (every test of test_driver.py)
+EVERY_KERNEL_MUST = (
+    "test_board.test_probe_binds_and_mac", "test_board.test_link_comes_up",
+    "test_board.test_ping_gateway", "test_board.test_iperf3_tcp_both_directions",
+    "test_board.test_in_tree_driver_on_the_model", "test_kunit.test_kunit",
+    "test_driver_build.test_driver_w1_sparse_clean",
+    "test_static.test_kunit_modules_w1_sparse_clean",
+)
+
+
+def run_listing(*args):
+    out = subprocess.run([sys.executable, os.path.join(HERE, "run.py"), "--list", *args],
+                         capture_output=True, text=True, check=True, env=debug_env()).stdout
+    return set(out.split())
+
+
+def test_harness_every_kernel_runs_its_part(logdir):
+    """make test runs its part on each kernel of LINUX_SUITE_VERSIONS,
+    and a kernel dropping out of it fails the run.  The suite's tests
+    marked every_kernel hold what the issue names; the runner, run as the
+    whole suite on tests of its own, runs a marked test on each kernel
+    (one failure per kernel, the others' named "[version]") and fails a
+    run in which another kernel has nothing to run, one test at a time
+    (-j 1) and in children (-j 2)."""
+    from lib.board import KVER, LINUX_SUITE_VERSIONS
+    results = []
+    others = [v for v in LINUX_SUITE_VERSIONS if v != KVER]
+    results.append(("make test runs on another kernel too", bool(others),
+                    f"LINUX_SUITE_VERSIONS {LINUX_SUITE_VERSIONS}, the suite on {KVER}"))
+    marked = run_listing("--every-kernel")
+    driver = {n for n in run_listing("-k", "test_driver.") if n.startswith("test_driver.")}
+    missing = sorted((set(EVERY_KERNEL_MUST) | driver) - marked)
+    results.append(("the tests the issue names are marked every_kernel",
+                    bool(driver) and not missing, f"not marked: {missing}"))
+    name = "test_kernels.test_kernels_fails_on_each_kernel"
+    for case, fails in (("every", [name] + [f"{name}[{v}]" for v in others]),
+                        ("none", [f"the run on Linux {v}" for v in others])):
+        for jobs in (1, 2):
+            out = os.path.join(logdir, f"{case}-j{jobs}.log")
+            p = run_script([sys.executable, os.path.join(HERE, "run.py"), "--as-suite",
+                            "-j", str(jobs), "--dir", os.path.join(KERNELS_DIR, case)],
+                           timeout=300, env=debug_env())
+            text = p.stdout
+            with open(out, "w") as f:
+                f.write(text + p.stderr)
+            listed = "\n" + text.split("\nfailed:\n", 1)[-1] if "\nfailed:\n" in text else ""
+            want = f"1 passed, {len(fails)} failed"
+            lost = [w for w in fails if f"\n  {w}: " not in listed]
+            results.append((f"{case}, -j {jobs}: {len(fails)} failures, each named",
+                            p.returncode == 1 and text.rstrip().endswith(want) and not lost,
+                            f"exit {p.returncode}, last line "
+                            f"{text.rstrip().splitlines()[-1:]!r}, want {want!r}; "
+                            f"not in the failed list: {lost} (see {out})"))
+    return results
+
+
 # a child's grace, a test's board stop, and margin
 TERM_BOUND = 120
 test_harness_sigterm_stops_everything_the_run_started.timeout = 2 * (240 + TERM_BOUND + 30)
