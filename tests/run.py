@@ -118,6 +118,7 @@ def on_stop(signum, frame):
 
 
 FAILED = []  # (test, first line of why, log directory), for the summary
+SKIPPED = []  # the same for the skipped ones
 
 
 def report_subresults(name, subs, logdir, elapsed):
@@ -134,6 +135,7 @@ def report_subresults(name, subs, logdir, elapsed):
         lines = str(detail or "").strip().splitlines()
         if ok is None:
             skipped += 1
+            SKIPPED.append((full, lines[0] if lines else "", logdir))
             print(f"  SKIP {full}" + (f": {lines[0]}" if lines else ""), flush=True)
         elif ok:
             passed += 1
@@ -187,6 +189,7 @@ def run_test(name, fn, logroot, tag=""):
         return 1, 0, 0
     except Skip as e:
         signal.alarm(0)
+        SKIPPED.append((name, str(e), logdir))
         print(f"  SKIP {name} ({time.monotonic() - start:.1f}s): {e}", flush=True)
         return 0, 0, 1
     except BaseException as e:  # noqa: B036 - a test must never end the run
@@ -237,6 +240,7 @@ def other_kernel(kver, where):
                        f"exit code {p.returncode} with {c['failed']} failed of {n}", logs))
         return c["passed"], c["failed"] + 1, c["skipped"]
     FAILED.extend(tuple(x) for x in c["failed_list"])
+    SKIPPED.extend(tuple(x) for x in c.get("skipped_list", []))
     return c["passed"], c["failed"], c["skipped"]
 
 
@@ -303,6 +307,7 @@ class Child:
             print(f"  FAIL {self.name}: {why}", flush=True)
             return c["passed"], c["failed"] + 1, c["skipped"]
         FAILED.extend(tuple(x) for x in c["failed_list"])
+        SKIPPED.extend(tuple(x) for x in c.get("skipped_list", []))
         return c["passed"], c["failed"], c["skipped"]
 
 
@@ -434,8 +439,13 @@ def summary(args, passed, failed, skipped):
     if args.counts:
         with open(args.counts, "w") as f:
             json.dump({"passed": passed, "failed": failed, "skipped": skipped,
-                       "failed_list": FAILED}, f)
+                       "failed_list": FAILED, "skipped_list": SKIPPED}, f)
         return 0 if failed == 0 else 1
+    if SKIPPED:
+        # counted apart, never as a pass: which, and why
+        print("skipped:")
+        for what, why, logdir in SKIPPED:
+            print(f"  {what}: {why[:200]} (logs: {os.path.relpath(logdir)})")
     if FAILED:
         # the run's output is long: what failed, again, where it is read last
         print("failed:")

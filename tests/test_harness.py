@@ -295,9 +295,10 @@ def test_harness_every_kernel_runs_its_part(logdir):
     and a kernel dropping out of it fails the run.  The suite's tests
     marked every_kernel hold what the issue names; the runner, run as the
     whole suite on tests of its own, runs a marked test on each kernel
-    (one failure per kernel, the others' named "[version]") and fails a
-    run in which another kernel has nothing to run, one test at a time
-    (-j 1) and in children (-j 2)."""
+    (one failure per kernel, the others' named "[version]"), counts and
+    lists a skip apart, fails a test past its time bound, and fails a run
+    in which another kernel has nothing to run, one test at a time (-j 1)
+    and in children (-j 2)."""
     from lib.board import KVER, LINUX_SUITE_VERSIONS
     results = []
     others = [v for v in LINUX_SUITE_VERSIONS if v != KVER]
@@ -309,8 +310,11 @@ def test_harness_every_kernel_runs_its_part(logdir):
     results.append(("the tests the issue names are marked every_kernel",
                     bool(driver) and not missing, f"not marked: {missing}"))
     name = "test_kernels.test_kernels_fails_on_each_kernel"
-    for case, fails in (("every", [name] + [f"{name}[{v}]" for v in others]),
-                        ("none", [f"the run on Linux {v}" for v in others])):
+    over = "test_kernels.test_kernels_overruns_its_bound"
+    for case, fails, skips in (
+            ("every", [name] + [f"{name}[{v}]" for v in others] + [over],
+             ["test_kernels.test_kernels_skips"]),
+            ("none", [f"the run on Linux {v}" for v in others], [])):
         for jobs in (1, 2):
             out = os.path.join(logdir, f"{case}-j{jobs}.log")
             p = run_script([sys.executable, os.path.join(HERE, "run.py"), "--as-suite",
@@ -320,10 +324,18 @@ def test_harness_every_kernel_runs_its_part(logdir):
             with open(out, "w") as f:
                 f.write(text + p.stderr)
             listed = "\n" + text.split("\nfailed:\n", 1)[-1] if "\nfailed:\n" in text else ""
-            want = f"1 passed, {len(fails)} failed"
+            skip_list = text.split("\nskipped:\n", 1)[-1].split("\nfailed:\n")[0] \
+                if "\nskipped:\n" in text else ""
+            want = f"1 passed, {len(fails)} failed" + (f", {len(skips)} skipped" if skips else "")
             lost = [w for w in fails if f"\n  {w}: " not in listed]
-            results.append((f"{case}, -j {jobs}: {len(fails)} failures, each named",
-                            p.returncode == 1 and text.rstrip().endswith(want) and not lost,
+            lost += [w for w in skips if f"\n  {w}: " not in "\n" + skip_list]
+            timed = case != "every" or any(l.startswith(f"  {over}: ") and
+                                           "exceeded its time bound" in l
+                                           for l in listed.splitlines())
+            results.append((f"{case}, -j {jobs}: {len(fails)} failures and {len(skips)} "
+                            "skips, each named" + (", the overrun for its bound" if skips else ""),
+                            p.returncode == 1 and text.rstrip().endswith(want) and not lost
+                            and timed,
                             f"exit {p.returncode}, last line "
                             f"{text.rstrip().splitlines()[-1:]!r}, want {want!r}; "
                             f"not in the failed list: {lost} (see {out})"))
