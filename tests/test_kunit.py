@@ -163,6 +163,7 @@ def test_kunit(logdir):
                             "the suite's own result line is not ok"))
             if module == "regmap_bus_kunit":
                 results += check_range_file(b)
+        b.sync_kernel_log()     # what the suites logged has reached the host
         splats = b.splats()
         results.append(("no kernel splat while the suites ran (BUG:/WARNING:, "
                          "sleeping in atomic context)", not splats,
