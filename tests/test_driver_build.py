@@ -9,6 +9,7 @@ import tempfile
 
 from lib.board import BUILD, IMAGES, KERNEL_SRC, KFLAVOR, KSUF, OURS, Board
 from lib.faults import ethtool_stats
+from lib.proc import BUILD_NICE
 from test_board import host_iperf, iperf_check
 from test_driver import check_no_splats
 
@@ -44,7 +45,7 @@ def test_driver_w1_sparse_clean(logdir):
     # driver-check builds its own copy (build/driver-check-*): the module
     # the guest images hold is left alone; against the kernel the suite
     # runs on
-    p = run(["make", "-C", TOP, "--no-print-directory", "driver-check",
+    p = run(BUILD_NICE + ["make", "-C", TOP, "--no-print-directory", "driver-check",
              f"KFLAVOR={KFLAVOR}"],
             logdir, "driver-check", timeout=600)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]

@@ -10,6 +10,7 @@ import shlex
 import subprocess
 
 from lib.board import BUILD, KERNEL_SRC, KFLAVOR, KSUF
+from lib.proc import BUILD_NICE
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 KINC = os.path.join(KERNEL_SRC, "include")
@@ -17,7 +18,7 @@ KINC = os.path.join(KERNEL_SRC, "include")
 
 def test_kunit_modules_w1_sparse_clean(logdir):
     # against the kernel the suite runs on
-    p = subprocess.run(["make", "-C", TOP, "--no-print-directory", "kunit-check",
+    p = subprocess.run(BUILD_NICE + ["make", "-C", TOP, "--no-print-directory", "kunit-check",
                         f"KFLAVOR={KFLAVOR}"],
                        capture_output=True, text=True, timeout=600)
     with open(os.path.join(logdir, "kunit-check.log"), "w") as f:

@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 
 from lib.board import BUILD, Board, versions_sh
-from lib.proc import run_script
+from lib.proc import BUILD_NICE, run_script
 from test_driver import check_no_splats
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -275,7 +275,8 @@ def test_upstream_tree_builds_boots_and_pings(logdir):
     the in-tree encx24j600 it built brings the link up and pings."""
     tree = os.path.join(logdir, "tree")
     # a build that overruns is killed with everything it started
-    p = run_script(["bash", os.path.join(TOP, "scripts", "build-upstream-tree.sh"), tree],
+    p = run_script(BUILD_NICE + ["bash", os.path.join(TOP, "scripts", "build-upstream-tree.sh"),
+                                 tree],
                    timeout=1500)
     with open(os.path.join(logdir, "build-upstream-tree.log"), "w") as f:
         f.write(p.stdout + p.stderr)
