@@ -130,8 +130,16 @@ scratch_tree "$T" MAINTAINERS "$MCHP"
 BINDING=Documentation/devicetree/bindings/net/microchip,enc424j600.yaml
 mkdir -p "$T/$(dirname "$BINDING")"
 # the binding names a person, the series' author, as its maintainer
-sed "s|^  - ENCX24J600 driver maintainers <.*>\$|  - $AUTHOR|" \
-	"$TOP/dts/bindings/microchip,enc424j600.yaml" >"$T/$BINDING"
+# (in Python: a name is text, not a sed expression)
+python3 - "$TOP/dts/bindings/microchip,enc424j600.yaml" "$T/$BINDING" "$AUTHOR" <<'PY'
+import re
+import sys
+src, dst, author = sys.argv[1:]
+text = open(src).read()
+text = re.sub(r"^  - ENCX24J600 driver maintainers <.*>$", lambda m: "  - " + author,
+              text, flags=re.M)
+open(dst, "w").write(text)
+PY
 grep -qF -- "  - $AUTHOR" "$T/$BINDING" || die "$BINDING: its maintainer was not set"
 maintainers_add "$BINDING"
 commit "$T" <<'EOF'
@@ -322,10 +330,14 @@ parts' own compatibles.
 
 Tested so far against an emulated chip only (a QEMU model written from
 the datasheet, with fault injection), on Linux 6.1 and 6.12: not yet on
-silicon.
+silicon, hence RFC.  It goes out as PATCH once it has run on an
+ENC424J600 board (receive and transmit under load, link changes, the
+chip's reset), with those results here.
 EOF
 )"
-git -C "$T" format-patch -q --no-signature --subject-prefix="PATCH net-next" \
+# RFC: a replacement for a driver that runs on hardware is not merged on
+# the strength of an emulator alone
+git -C "$T" format-patch -q --no-signature --subject-prefix="RFC PATCH net-next" \
 	--cover-letter --cover-from-description=subject -o "$OUTDIR/netdev" HEAD~2
 git -C "$R" format-patch -q --no-signature -o "$OUTDIR/regmap" HEAD~1
 fixes=("$TOP/patches/linux/$LINUX_UPSTREAM_BASE"/*.patch)

@@ -76,8 +76,9 @@ def fdtget(dtb, node, prop, kind="-t", fmt="s"):
 def test_rpi_overlay_merges_into_the_boards_dtbs(logdir):
     """dts/encx24j600-rpi.dtso compiles without a dtc warning and merges
     with fdtoverlay into the Raspberry Pi 3 and 4 device trees of the
-    kernel tree: the chip under SPI0, enabled, on CE0, its interrupt on
-    GPIO 25 of the SoC's GPIO controller."""
+    kernel tree: the chip under SPI0, enabled, on CE0 at 14 MHz, its
+    interrupt on GPIO 25 of the SoC's GPIO controller, that pin an input
+    pulled up."""
     dts = os.path.join(KERNEL_SRC, "arch", "arm", "boot", "dts")
     incs = [dts, os.path.join(dts, "broadcom"), KINC]
     ovl = os.path.join(logdir, "encx24j600-rpi.dtbo")
@@ -105,6 +106,15 @@ def test_rpi_overlay_merges_into_the_boards_dtbs(logdir):
             f"{board}: the interrupt is not on the SoC's GPIO controller"
         assert fdtget(out, eth, "interrupts", fmt="u") == "25 8", \
             f"{board}: interrupts {fdtget(out, eth, 'interrupts', fmt='u')}, not GPIO 25 low"
+        assert fdtget(out, eth, "spi-max-frequency", fmt="u") == "14000000", \
+            f"{board}: not at the chip's 14 MHz"
+        # INT's pin: an input, pulled up (BCM2835_PUD_UP), the chip's own
+        pins = f"{gpio}/enc424j600-int"
+        assert fdtget(out, eth, "pinctrl-0", fmt="u") == fdtget(out, pins, "phandle", fmt="u"), \
+            f"{board}: the chip's pinctrl is not {pins}"
+        got = [fdtget(out, pins, p, fmt="u") for p in ("brcm,pins", "brcm,function", "brcm,pull")]
+        assert got == ["25", "0", "2"], \
+            f"{board}: INT's pin (pins, function, pull) {got}, not GPIO 25 an input pulled up"
         merged.append(board)
     return f"merged into {', '.join(merged)} from {os.path.relpath(KERNEL_SRC, TOP)}"
 

@@ -90,7 +90,8 @@ def applied_netdev(logdir):
     out = make_series(logdir)
     cover = os.path.join(out, "netdev", "0000-cover-letter.patch")
     assert os.path.exists(cover), "the netdev series has no cover letter"
-    assert "Subject: [PATCH net-next 0/" in open(cover).read(), "not a net-next series"
+    assert "Subject: [RFC PATCH net-next 0/" in open(cover).read(), \
+        "not an RFC net-next series (the driver has not run on silicon)"
     apply_series(tree, UPSTREAM_BASE, MADE["netdev"], patches_of(os.path.join(out, "netdev")))
     return tree
 

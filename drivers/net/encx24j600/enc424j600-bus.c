@@ -16,7 +16,7 @@
 
 #include <linux/kernel.h>
 #ifdef ENC_TEST_HOOKS
-#include <linux/module.h>
+#include <linux/module.h>	/* the test knobs' module_param() */
 #endif
 #include <linux/spi/spi.h>
 #include <linux/unaligned.h>
@@ -338,8 +338,6 @@ static int enc_regmap_reg_update_bits(void *context, unsigned int reg,
 
 	enc_update_split(mask, val, &set, &clr);
 	mutex_lock(&priv->bus_lock);
-	priv->bstats.update_bits_offloaded++;
-
 	if (WARN_ON_ONCE(enc_is_macmii(reg))) {
 		u16 v;
 
@@ -353,6 +351,7 @@ static int enc_regmap_reg_update_bits(void *context, unsigned int reg,
 		goto out;
 	}
 
+	priv->bstats.update_bits_offloaded++;
 	if (set) {
 		put_unaligned_le16(set, b);
 		ret = __enc_sfr_write(priv, ENC_BFSU, reg, b, 2);

@@ -1066,8 +1066,8 @@ static void enc_tx_work(struct work_struct *work)
 		goto out;
 
 	if (priv->tx_inflight) {
-		u8 st[4];
 		u16 clear;
+		u8 st[4];
 
 		if (enc_sfr_read(priv, EIR, st, sizeof(st)))
 			goto out;
