@@ -288,7 +288,7 @@ cat >>"$R/drivers/base/regmap/Kconfig" <<'EOF'
 
 config REGMAP_BUS_KUNIT
 	tristate "KUnit tests for the regmap core" if !KUNIT_ALL_TESTS
-	depends on KUNIT && DEBUG_FS
+	depends on KUNIT
 	select REGMAP_IRQ
 	default KUNIT_ALL_TESTS
 	help

@@ -12,7 +12,7 @@ import threading
 import time
 
 from lib.board import OURS, PRODUCTION_IMAGES, Board, free_port
-from lib.faults import detached, ethtool_stats
+from lib.faults import chip_driver, detached, ethtool_stats
 
 # the driver's tests run on every kernel of the suite (tests/run.py)
 EVERY_KERNEL = True
@@ -846,6 +846,58 @@ def udp_flood(b, stop):
                 s.sendto(data, ("127.0.0.1", b.iperf_port))
             except OSError:
                 time.sleep(0.001)   # the host's socket buffer is full
+
+
+# An SPI transfer as a short controller may have it: room for one
+# full-size frame in the ring (8 bytes of header, 1522 of frame), not two
+SHORT_TRANSFER = 1600
+
+
+def test_driver_rx_bursts_fit_the_controllers_transfers(logdir):
+    """An SPI controller whose transfers are shorter than the RX ring
+    (spi_max_transfer_size(); the board's PL022 has no limit, so the
+    driver's max_transfer test knob stands in for one) gets RX bursts no
+    longer than that: under a flood of full-size frames every burst reads
+    at most one frame and every frame the chip stored arrives, with no
+    RX reset.  A controller too short for one frame is refused at probe,
+    saying why."""
+    with boot(logdir, name="short", params=f"max_transfer={SHORT_TRANSFER}") as b:
+        b.wait_quiet()
+        e0, l0, s0 = ethtool_stats(b), link_stats(b), b.stats()
+        stop = threading.Event()
+        flood = threading.Thread(target=udp_flood, args=(b, stop), daemon=True)
+        flood.start()
+        try:
+            until(lambda: b.stats()["rx-frames"] - s0["rx-frames"] > 300, 60,
+                  "the flood stored too few frames")
+        finally:
+            stop.set()
+            flood.join()
+        st = b.wait_quiet(timeout=30)
+        e1, l1 = ethtool_stats(b), link_stats(b)
+        reads0, reads1 = s0["classes"]["sram-read"], st["classes"]["sram-read"]
+        bursts = reads1["transactions"] - reads0["transactions"]
+        nbytes = reads1["bytes"] - reads0["bytes"]
+        stored = st["rx-frames"] - s0["rx-frames"]
+        got = l1["rx_packets"] - l0["rx_packets"]
+        resets = e1["rx_resets"] - e0["rx_resets"]
+        assert resets == 0, f"{resets} RX resets reading through short transfers"
+        assert got == stored, f"the chip stored {stored} frames, the driver delivered {got}"
+        # the opcode and at most SHORT_TRANSFER bytes each
+        assert nbytes <= bursts * (1 + SHORT_TRANSFER), \
+            f"{bursts} RX bursts moved {nbytes} bytes: longer than {SHORT_TRANSFER}"
+        assert bursts >= got, f"{bursts} RX bursts for {got} full-size frames"
+        check_no_splats(b)
+        note = (f"{got} frames in {bursts} bursts of {nbytes / bursts:.0f} bytes on average, "
+                f"{e1['rx_rewinds'] - e0['rx_rewinds']} rewinds")
+    with Board(logdir, name="too-short") as b:
+        b.run(f"modprobe {OURS} max_transfer=1024", timeout=60)
+        bound = chip_driver(b)
+        said = b.out("dmesg | grep 'cannot carry a frame' || true").strip()
+        assert bound is None, f"a controller too short for a frame: the chip is bound to {bound}"
+        assert "1024 bytes" in said, f"no clear message: {b.out('dmesg | tail -3')}"
+        check_no_splats(b)
+    return f"{note}; 1024: {said.split('] ', 1)[-1]}"
 
 
 # what reset_work may put on the bus while the chip is gone: a retry every

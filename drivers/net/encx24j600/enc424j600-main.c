@@ -468,7 +468,7 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
 static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 		   bool pktif)
 {
-	u8 *buf = priv->rx_buf + 1;
+	u8 *buf = priv->rx_buf;
 	u32 pending, have, off = 0;
 	u16 pos = priv->rx_rdpt;
 	unsigned int frames = 0;
@@ -487,8 +487,10 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 	}
 	priv->dstats.rx_batches++;
 
-	/* the buffer holds the whole ring: one burst */
-	have = min_t(u32, pending, ENC_RX_BUF_SIZE);
+	/* the buffer holds the whole ring: one burst, unless the
+	 * controller's transfers are shorter (the next batch reads on)
+	 */
+	have = min_t(u32, pending, priv->rx_burst_max);
 	if (enc_rx_read(priv, have)) {
 		enc_rx_corrupt(priv, "SPI error", pos);
 		return;
@@ -1613,6 +1615,12 @@ static int enc_get_mac(struct enc_priv *priv)
 }
 
 #ifdef ENC_TEST_HOOKS
+/* a controller with short transfers, on a board whose own has none */
+static uint max_transfer;
+module_param(max_transfer, uint, 0444);
+MODULE_PARM_DESC(max_transfer,
+		 "Take the SPI controller's transfers to be at most this many bytes (default: 0, the controller's own limit)");
+
 static struct dentry *enc_debugfs_root;
 
 static void enc_debugfs_remove(void *data)
@@ -1646,6 +1654,7 @@ static int enc_probe(struct spi_device *spi)
 	struct net_device *ndev;
 	struct enc_priv *priv;
 	unsigned int eidled;
+	size_t xfer_max;
 	u32 trigger;
 	int ret;
 
@@ -1658,6 +1667,17 @@ static int enc_probe(struct spi_device *spi)
 	if (ret)
 		return dev_err_probe(dev, ret, "SPI setup failed\n");
 
+	/* An RX burst reads what fits in one transfer; a frame must fit */
+	xfer_max = spi_max_transfer_size(spi);
+#ifdef ENC_TEST_HOOKS
+	if (max_transfer)
+		xfer_max = min_t(size_t, xfer_max, max_transfer);
+#endif
+	if (xfer_max < ENC_XFER_MIN)
+		return dev_err_probe(dev, -EINVAL,
+				     "SPI transfers of at most %zu bytes cannot carry a frame (%d)\n",
+				     xfer_max, ENC_XFER_MIN);
+
 	ndev = devm_alloc_etherdev(dev, sizeof(*priv));
 	if (!ndev)
 		return -ENOMEM;
@@ -1665,6 +1685,7 @@ static int enc_probe(struct spi_device *spi)
 	priv = netdev_priv(ndev);
 	priv->ndev = ndev;
 	priv->spi = spi;
+	priv->rx_burst_max = min_t(size_t, xfer_max, ENC_RX_BUF_SIZE);
 	priv->msg_enable = ENC_MSG_DEFAULT;
 	spi_set_drvdata(spi, priv);
 	mutex_init(&priv->bus_lock);
@@ -1678,12 +1699,10 @@ static int enc_probe(struct spi_device *spi)
 	INIT_DELAYED_WORK(&priv->health_work, enc_health_work);
 
 	priv->bufs = devm_kzalloc(dev, sizeof(*priv->bufs), GFP_KERNEL);
-	priv->rx_buf = devm_kmalloc(dev, 1 + ENC_RX_BUF_SIZE, GFP_KERNEL);
-	priv->rx_cmd = devm_kzalloc(dev, 1 + ENC_RX_BUF_SIZE, GFP_KERNEL);
+	priv->rx_buf = devm_kmalloc(dev, ENC_RX_BUF_SIZE, GFP_KERNEL);
 	priv->tx_buf = devm_kmalloc(dev, 1 + ENC_TX_SIZE, GFP_KERNEL);
-	if (!priv->bufs || !priv->rx_buf || !priv->rx_cmd || !priv->tx_buf)
+	if (!priv->bufs || !priv->rx_buf || !priv->tx_buf)
 		return -ENOMEM;
-	priv->rx_cmd[0] = ENC_RRXDATA;
 
 	ret = enc_soft_reset(priv, true);
 	if (ret)
