@@ -848,9 +848,10 @@ def udp_flood(b, stop):
                 time.sleep(0.001)   # the host's socket buffer is full
 
 
-# An SPI transfer as a short controller may have it: room for one
-# full-size frame in the ring (8 bytes of header, 1522 of frame), not two
-SHORT_TRANSFER = 1600
+# The shortest SPI transfer the driver takes (ENC_XFER_MIN): the opcode, a
+# full-size frame as the ring holds it (8 bytes of header, 1522 of frame)
+# and the next frame's header, which confirms a frame to step over
+SHORT_TRANSFER = 1 + 8 + 1522 + 8
 
 
 def test_driver_rx_bursts_fit_the_controllers_transfers(logdir):
@@ -859,8 +860,8 @@ def test_driver_rx_bursts_fit_the_controllers_transfers(logdir):
     driver's max_transfer test knob stands in for one) gets RX bursts no
     longer than that: under a flood of full-size frames every burst reads
     at most one frame and every frame the chip stored arrives, with no
-    RX reset.  A controller too short for one frame is refused at probe,
-    saying why."""
+    RX reset.  A controller a byte too short is refused at probe, saying
+    why."""
     with boot(logdir, name="short", params=f"max_transfer={SHORT_TRANSFER}") as b:
         b.wait_quiet()
         e0, l0, s0 = ethtool_stats(b), link_stats(b), b.stats()
@@ -883,21 +884,22 @@ def test_driver_rx_bursts_fit_the_controllers_transfers(logdir):
         resets = e1["rx_resets"] - e0["rx_resets"]
         assert resets == 0, f"{resets} RX resets reading through short transfers"
         assert got == stored, f"the chip stored {stored} frames, the driver delivered {got}"
-        # the opcode and at most SHORT_TRANSFER bytes each
-        assert nbytes <= bursts * (1 + SHORT_TRANSFER), \
+        # the opcode and what it reads: SHORT_TRANSFER at most
+        assert nbytes <= bursts * SHORT_TRANSFER, \
             f"{bursts} RX bursts moved {nbytes} bytes: longer than {SHORT_TRANSFER}"
         assert bursts >= got, f"{bursts} RX bursts for {got} full-size frames"
         check_no_splats(b)
         note = (f"{got} frames in {bursts} bursts of {nbytes / bursts:.0f} bytes on average, "
                 f"{e1['rx_rewinds'] - e0['rx_rewinds']} rewinds")
     with Board(logdir, name="too-short") as b:
-        b.run(f"modprobe {OURS} max_transfer=1024", timeout=60)
+        b.run(f"modprobe {OURS} max_transfer={SHORT_TRANSFER - 1}", timeout=60)
         bound = chip_driver(b)
         said = b.out("dmesg | grep 'cannot carry a frame' || true").strip()
         assert bound is None, f"a controller too short for a frame: the chip is bound to {bound}"
-        assert "1024 bytes" in said, f"no clear message: {b.out('dmesg | tail -3')}"
+        assert f"{SHORT_TRANSFER - 1} bytes" in said, \
+            f"no clear message: {b.out('dmesg | tail -3')}"
         check_no_splats(b)
-    return f"{note}; 1024: {said.split('] ', 1)[-1]}"
+    return f"{note}; {SHORT_TRANSFER - 1}: {said.split('] ', 1)[-1]}"
 
 
 # what reset_work may put on the bus while the chip is gone: a retry every

@@ -5,11 +5,7 @@
  *
  * Every chip-select frame is one full-duplex spi_transfer: the opcode and
  * its arguments lead the TX buffer, data comes back at the matching
- * offset of the RX buffer.  The RX burst is the exception: its opcode,
- * then a receive-only transfer into the RX ring's copy, in the same CS
- * frame (there is nothing to send while the chip talks, and a buffer of
- * zeros the size of the ring would only be mapped for DMA for nothing).
- * A frame is a message of its own, except the
+ * offset of the RX buffer.  A frame is a message of its own, except the
  * releases of an RX batch (one SETPKTDEC per frame, then ERXTAIL): those
  * go as one message of several frames, CS deasserted between them
  * (cs_change), so a batch of k frames costs one spi_sync, not k + 1.  On
@@ -41,25 +37,6 @@ MODULE_PARM_DESC(chain_cmds,
 		 "Chain the SETPKTDEC commands of an RX batch in chip-select frames of up to 28, the last leading the ERXTAIL write when one is due (default: off)");
 #endif
 
-/* Send one CS frame made of @n transfers; bus_lock held. */
-static int enc_frame(struct enc_priv *priv, struct spi_transfer *t,
-		     unsigned int n)
-{
-	unsigned int i;
-	int ret;
-
-	lockdep_assert_held(&priv->bus_lock);
-
-	priv->bstats.spi_syncs++;
-	priv->bstats.spi_transactions++;
-	for (i = 0; i < n; i++)
-		priv->bstats.spi_bytes += t[i].len;
-	ret = spi_sync_transfer(priv->spi, t, n);
-	if (ret && net_ratelimit())
-		dev_err(&priv->spi->dev, "SPI transfer failed: %d\n", ret);
-	return ret;
-}
-
 /* Send one CS frame: @len bytes from @tx, answer into @rx (may be NULL);
  * bus_lock held.
  */
@@ -71,8 +48,17 @@ static int enc_xfer(struct enc_priv *priv, const void *tx, void *rx,
 		.rx_buf = rx,
 		.len = len,
 	};
+	int ret;
 
-	return enc_frame(priv, &t, 1);
+	lockdep_assert_held(&priv->bus_lock);
+
+	priv->bstats.spi_syncs++;
+	priv->bstats.spi_transactions++;
+	priv->bstats.spi_bytes += len;
+	ret = spi_sync_transfer(priv->spi, &t, 1);
+	if (ret && net_ratelimit())
+		dev_err(&priv->spi->dev, "SPI transfer failed: %d\n", ret);
+	return ret;
 }
 
 static int __enc_tx(struct enc_priv *priv, unsigned int len)
@@ -171,25 +157,23 @@ int enc_ptr_write(struct enc_priv *priv, u8 op, u16 addr)
 	return ret;
 }
 
-/* RRXDATA burst of @len bytes into priv->rx_buf: the opcode, then a
- * receive-only transfer (the controller clocks out zeros).  The RX window
+/* RRXDATA burst of @len bytes; they land at priv->rx_buf + 1.  The TX
+ * side is priv->rx_cmd: the opcode, then zeros.  A receive-only transfer
+ * after the opcode would be no cheaper: the many controllers that must
+ * transmit to receive (SPI_CONTROLLER_MUST_TX) get a dummy TX buffer of
+ * the burst's length from the SPI core for every message.  The RX window
  * wraps from the end of SRAM to ERXST by itself, so consecutive bursts
  * continue where the previous one stopped.
  */
 int enc_rx_read(struct enc_priv *priv, size_t len)
 {
-	struct spi_transfer t[2] = {
-		{ .tx_buf = priv->bufs->tx, .len = 1 },
-		{ .rx_buf = priv->rx_buf, .len = len },
-	};
 	int ret;
 
-	if (WARN_ON_ONCE(len > ENC_RX_BUF_SIZE))
+	if (WARN_ON_ONCE(len > priv->rx_burst_max))
 		return -EINVAL;
 	mutex_lock(&priv->bus_lock);
 	priv->bstats.rx_bursts++;
-	priv->bufs->tx[0] = ENC_RRXDATA;
-	ret = enc_frame(priv, t, ARRAY_SIZE(t));
+	ret = enc_xfer(priv, priv->rx_cmd, priv->rx_buf, len + 1);
 	mutex_unlock(&priv->bus_lock);
 	return ret;
 }

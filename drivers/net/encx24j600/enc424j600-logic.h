@@ -105,11 +105,13 @@ static inline const char *enc_rx_hdr_check(const struct enc_rx_hdr *h,
  * pointer comes from a header already found wrong, so it is trusted only
  * when confirmed: a boundary the chip could have written (even, inside
  * the ring, a frame of possible size away, within what was stored), and
- * either the end of what was stored (ERXHEAD) or the start of a sane
+ * either the end of what was stored (ERXHEAD: @at_head, the bytes read
+ * end there, not where a short transfer cut them) or the start of a sane
  * header.  Anything less would walk into frame data, where a peer's bytes
  * could pass for a header.
  */
-static inline u32 enc_rx_skip_len(const u8 *p, u32 avail, u16 pos)
+static inline u32 enc_rx_skip_len(const u8 *p, u32 avail, u16 pos,
+				  bool at_head)
 {
 	struct enc_rx_hdr h, n;
 	u32 dist;
@@ -121,7 +123,7 @@ static inline u32 enc_rx_skip_len(const u8 *p, u32 avail, u16 pos)
 	    dist > enc_rx_frame_size(ENC_MAX_FRAME) || dist > avail)
 		return 0;
 	if (dist == avail)
-		return dist;
+		return at_head ? dist : 0;
 	if (avail - dist < ENC_RX_HDR_LEN)
 		return 0;
 	enc_rx_hdr_parse(p + dist, &n);

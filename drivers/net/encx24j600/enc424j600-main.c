@@ -453,11 +453,13 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
  * counts every frame before @head).  ERXRDPT already points at the first
  * pending frame (it was set once when RX was armed, and every burst leaves
  * it exactly at the end of what was consumed), so a batch is: one RRXDATA
- * burst of the pending bytes, one SETPKTDEC per frame, and an ERXTAIL
- * write: at once for a batch of several frames, one that leaves frames
- * behind or one of rx_work, else once ENC_RX_TAIL_LAZY bytes are held back.
- * Should the burst have read past the last counted frame (an inconsistent
- * ERXHEAD), ERXRDPT is moved back to it, so nothing is lost or repeated.
+ * burst of the pending bytes (as many as one SPI transfer takes), one
+ * SETPKTDEC per frame, and an ERXTAIL write: at once for a batch of
+ * several frames, one that leaves frames behind or one of rx_work, else
+ * once ENC_RX_TAIL_LAZY bytes are held back.
+ * Should the burst have read past the last complete frame (a transfer too
+ * short for the rest, an inconsistent ERXHEAD), ERXRDPT is moved back to
+ * it, so nothing is lost or repeated.
  *
  * A frame whose byte count is impossible but whose next pointer is sound
  * is stepped over and counted as a length error.  A batch that can release
@@ -468,7 +470,7 @@ static void enc_rx_frame(struct enc_priv *priv, const u8 *data, u16 len,
 static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 		   bool pktif)
 {
-	u8 *buf = priv->rx_buf;
+	u8 *buf = priv->rx_buf + 1;
 	u32 pending, have, off = 0;
 	u16 pos = priv->rx_rdpt;
 	unsigned int frames = 0;
@@ -504,7 +506,8 @@ static void enc_rx(struct enc_priv *priv, u16 head, unsigned int pktcnt,
 
 		enc_rx_hdr_parse(hdr, &h);
 		if (!enc_rx_len_ok(h.len)) {
-			flen = enc_rx_skip_len(hdr, have - off, pos);
+			flen = enc_rx_skip_len(hdr, have - off, pos,
+					       have == pending);
 			if (flen) {
 				if (net_ratelimit())
 					netdev_err(priv->ndev, "RX frame at 0x%04x: byte count %u, dropped\n",
@@ -1685,7 +1688,7 @@ static int enc_probe(struct spi_device *spi)
 	priv = netdev_priv(ndev);
 	priv->ndev = ndev;
 	priv->spi = spi;
-	priv->rx_burst_max = min_t(size_t, xfer_max, ENC_RX_BUF_SIZE);
+	priv->rx_burst_max = min_t(size_t, xfer_max - 1, ENC_RX_BUF_SIZE);
 	priv->msg_enable = ENC_MSG_DEFAULT;
 	spi_set_drvdata(spi, priv);
 	mutex_init(&priv->bus_lock);
@@ -1699,10 +1702,12 @@ static int enc_probe(struct spi_device *spi)
 	INIT_DELAYED_WORK(&priv->health_work, enc_health_work);
 
 	priv->bufs = devm_kzalloc(dev, sizeof(*priv->bufs), GFP_KERNEL);
-	priv->rx_buf = devm_kmalloc(dev, ENC_RX_BUF_SIZE, GFP_KERNEL);
+	priv->rx_buf = devm_kmalloc(dev, 1 + priv->rx_burst_max, GFP_KERNEL);
+	priv->rx_cmd = devm_kzalloc(dev, 1 + priv->rx_burst_max, GFP_KERNEL);
 	priv->tx_buf = devm_kmalloc(dev, 1 + ENC_TX_SIZE, GFP_KERNEL);
-	if (!priv->bufs || !priv->rx_buf || !priv->tx_buf)
+	if (!priv->bufs || !priv->rx_buf || !priv->rx_cmd || !priv->tx_buf)
 		return -ENOMEM;
+	priv->rx_cmd[0] = ENC_RRXDATA;
 
 	ret = enc_soft_reset(priv, true);
 	if (ret)

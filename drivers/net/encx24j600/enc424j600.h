@@ -244,11 +244,13 @@ static_assert(ENC_RX_TAIL_LAZY * 4 <= ENC_RX_SIZE);
 #define ENC_MAX_TX		VLAN_ETH_FRAME_LEN			/* 1518 */
 
 /* Bus sizing: one RRXDATA burst can take the whole ring.  A transfer
- * must hold the largest frame the ring stores (an RX burst reads whole
- * frames) and the largest one sent (opcode and frame in one transfer).
+ * must hold the opcode and the largest frame the ring stores with the
+ * header after it (an RX burst reads whole frames, and an impossible
+ * byte count is stepped over only once the next header confirms it),
+ * and the largest frame sent (opcode and frame in one transfer).
  */
 #define ENC_RX_BUF_SIZE		ENC_RX_SIZE
-#define ENC_XFER_MIN		(ENC_RX_HDR_LEN + ENC_MAX_FRAME)
+#define ENC_XFER_MIN		(1 + ENC_RX_HDR_LEN + ENC_RX_HDR_LEN + ENC_MAX_FRAME)
 static_assert(ENC_XFER_MIN >= 1 + ENC_TX_SIZE);
 #define ENC_SFR_XFER_MAX	ENC_SFR_SIZE
 #ifdef ENC_TEST_HOOKS
@@ -345,8 +347,9 @@ struct enc_priv {
 	 * lock -> regmap lock -> bus_lock.
 	 */
 	struct mutex lock;
-	u8 *rx_buf;		/* ENC_RX_BUF_SIZE: what an RX burst read */
-	u32 rx_burst_max;	/* bytes of one RX burst (one transfer) */
+	u32 rx_burst_max;	/* bytes an RX burst reads (one transfer) */
+	u8 *rx_buf;		/* 1 + rx_burst_max: RRXDATA answer */
+	u8 *rx_cmd;		/* 1 + rx_burst_max: RRXDATA, zeros */
 	u8 *tx_buf;		/* 1 + ENC_TX_SIZE: WGPDATA + frame + pad */
 	u16 rx_rdpt;		/* where ERXRDPT points (next frame) */
 	u16 rx_tail;		/* what ERXTAIL holds */

@@ -209,44 +209,46 @@ static void enc_test_rx_skip_len(struct kunit *test)
 
 	/* a 64-byte frame's boundary 72 bytes on, and ERXHEAD there */
 	enc_test_put_hdr(buf, 0, 0x1000 + 72, 0xffff);
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72, 0x1000), 72);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72, 0x1000, true), 72);
+	/* the same 72 bytes cut there by a short transfer confirm nothing */
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72, 0x1000, false), 0);
 	/* not past what was stored */
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 71, 0x1000), 0);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 71, 0x1000, true), 0);
 	/* more stored: only if a sane header starts at the boundary */
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 1000, 0x1000), 0);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 1000, 0x1000, true), 0);
 	enc_test_put_hdr(buf, 72, 0x1000 + 72 + 8 + 100, 100);
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 1000, 0x1000), 72);
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72 + 8, 0x1000), 72);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 1000, 0x1000, true), 72);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72 + 8, 0x1000, true), 72);
 	/* a header cut short by ERXHEAD confirms nothing */
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72 + 7, 0x1000), 0);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72 + 7, 0x1000, true), 0);
 	/* a header whose own next pointer disagrees with its length */
 	enc_test_put_hdr(buf, 72, 0x1000 + 72 + 8 + 102, 100);
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 1000, 0x1000), 0);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 1000, 0x1000, true), 0);
 
 	/* across the end of SRAM, the next frame at the ring start */
 	enc_test_put_hdr(buf, 0, ENC_RX_START + 72 - 0x10, 0xffff);
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72, 0x5ff0), 72);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 72, 0x5ff0, true), 72);
 
 	/* odd, outside the ring, or not a frame's size away */
 	enc_test_put_hdr(buf, 0, 0x1000 + 73, 0xffff);
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 73, 0x1000), 0);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 73, 0x1000, true), 0);
 	enc_test_put_hdr(buf, 0, ENC_RX_START - 2, 0xffff);
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 2048, 0x5ff0), 0);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 2048, 0x5ff0, true), 0);
 	enc_test_put_hdr(buf, 0, 0x1000 + ENC_RX_HDR_LEN + ETH_HLEN +
 			 ETH_FCS_LEN - 2, 0);
 	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, ENC_RX_HDR_LEN + ETH_HLEN +
-					      ETH_FCS_LEN - 2, 0x1000), 0);
+					      ETH_FCS_LEN - 2, 0x1000, true), 0);
 	enc_test_put_hdr(buf, 0, 0x1000, 0xffff);
-	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 2048, 0x1000), 0);
+	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, 2048, 0x1000, true), 0);
 	enc_test_put_hdr(buf, 0, 0x1000 + ENC_RX_HDR_LEN + ENC_MAX_FRAME,
 			 0xffff);
 	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, ENC_RX_HDR_LEN +
-					      ENC_MAX_FRAME, 0x1000),
+					      ENC_MAX_FRAME, 0x1000, true),
 			ENC_RX_HDR_LEN + ENC_MAX_FRAME);
 	enc_test_put_hdr(buf, 0, 0x1000 + ENC_RX_HDR_LEN + ENC_MAX_FRAME + 2,
 			 0xffff);
 	KUNIT_EXPECT_EQ(test, enc_rx_skip_len(buf, ENC_RX_HDR_LEN +
-					      ENC_MAX_FRAME + 2, 0x1000), 0);
+					      ENC_MAX_FRAME + 2, 0x1000, true), 0);
 
 	KUNIT_EXPECT_TRUE(test, enc_rx_len_ok(ETH_HLEN + ETH_FCS_LEN));
 	KUNIT_EXPECT_TRUE(test, enc_rx_len_ok(ENC_MAX_FRAME));
