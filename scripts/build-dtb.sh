@@ -17,9 +17,9 @@ for src in "$TOP"/dts/encx24j600-versatilepb.dtso; do
 	cpp -nostdinc -undef -x assembler-with-cpp -D__DTS__ \
 		-I "$KSRC/include" "$src" -o "$OUT/$name.pp.dts"
 	dtc -@ -I dts -O dtb -o "$OUT/$name.dtbo" "$OUT/$name.pp.dts" \
-		2>"$LOGS/dtc-$name.log" || { cat "$LOGS/dtc-$name.log"; die "dtc failed on $src"; }
-	if [ -s "$LOGS/dtc-$name.log" ]; then
-		cat "$LOGS/dtc-$name.log"; die "dtc warnings on $src"
+		2>"$LOGS/dtc-$name$KSUF.log" || { cat "$LOGS/dtc-$name$KSUF.log"; die "dtc failed on $src"; }
+	if [ -s "$LOGS/dtc-$name$KSUF.log" ]; then
+		cat "$LOGS/dtc-$name$KSUF.log"; die "dtc warnings on $src"
 	fi
 done
 fdtoverlay -i "$BASE" -o "$OUT/versatile-pb-encx24j600.dtb" "$OUT"/*.dtbo ||

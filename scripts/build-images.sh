@@ -13,8 +13,8 @@ if [ "$IMG/uImage" -nt "$ZIMAGE" ]; then
 else
 	mkimage -A arm -O linux -T kernel -C none -a "$UIMAGE_LOADADDR" -e "$UIMAGE_LOADADDR" \
 		-n "Linux $(cat "$KOBJ/include/config/kernel.release")" \
-		-d "$ZIMAGE" "$IMG/uImage" >"$LOGS/mkimage-kernel.log" ||
-		die "mkimage failed (log: $LOGS/mkimage-kernel.log)"
+		-d "$ZIMAGE" "$IMG/uImage" >"$LOGS/mkimage-kernel$KSUF.log" ||
+		die "mkimage failed (log: $LOGS/mkimage-kernel$KSUF.log)"
 fi
 hash=$(inputs_hash "$TOP/dts" "$KOBJ/arch/arm/boot/dts/$LINUX_DTB" "$TOP/scripts/build-dtb.sh")
 if stamp_ok "$IMG/.dtb-stamp" "$hash" && [ -f "$IMG/versatile-pb-encx24j600.dtb" ]; then

@@ -91,13 +91,18 @@ CONFIG_ARGS=(--target-list="$QEMU_TARGET" --without-default-features
 	--enable-slirp --enable-fdt=system --enable-tcg --disable-docs
 	--disable-werror)
 [ "${SANITIZE:-0}" = 1 ] && CONFIG_ARGS+=(--enable-sanitizers --enable-debug)
+# configure hands meson the compiler by name, and meson adds ccache only
+# to a compiler it found itself: without this no QEMU object is ever
+# cached and every clean clone compiles QEMU twice from scratch.
+command -v ccache >/dev/null && CONFIG_ARGS+=(--cc="ccache cc")
 cfg_hash=$(INPUTS_EXTRA="${CONFIG_ARGS[*]}" inputs_hash "$TOP/scripts/build-qemu.sh" \
 	"$TOP/config/qemu-arm-devices.mak")
+ccache_env
 if ! stamp_ok "$OBJ/.config-stamp" "$cfg_hash"; then
 	rm -rf "$OBJ"
 	mkdir -p "$OBJ"
 	run_step "configuring QEMU" "$LOGS/qemu-config$([ "${SANITIZE:-0}" = 1 ] && echo -asan).log" \
-		sh -c "cd '$OBJ' && '$SRC/configure' ${CONFIG_ARGS[*]}"
+		env -C "$OBJ" "$SRC/configure" "${CONFIG_ARGS[@]}"
 	stamp_set "$OBJ/.config-stamp" "$cfg_hash"
 fi
 bin_hash=$(INPUTS_EXTRA="$series_hash $cfg_hash" inputs_hash /dev/null)
@@ -112,7 +117,6 @@ if stamp_ok "$OBJ/.stamp" "$bin_hash" && [ $built = yes ]; then
 	exit 0
 fi
 rm -f "$OBJ/.stamp"
-ccache_env
 run_step "building QEMU (3-5 min on 2 cores the first time)" \
 	"$LOGS/qemu-build$([ "${SANITIZE:-0}" = 1 ] && echo -asan).log" \
 	ninja -C "$OBJ" qemu-system-arm $(printf 'tests/qtest/%s ' $QTESTS)

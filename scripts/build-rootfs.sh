@@ -25,6 +25,11 @@ mirrors() {
 
 # Stage 1: the extracted packages, rebuilt only when the list changes.
 base_hash=$(INPUTS_EXTRA="$DEBIAN_SUITE $GUEST_ARCH $GUEST_PACKAGES" inputs_hash "$TOP/scripts/build-rootfs.sh")
+# The kernels' builds run in parallel lanes (make build) and share the
+# extracted packages: one extracts them while the other waits (the lock
+# is held to the end, over the copy of them too: packing takes seconds).
+exec 9>"$RDIR/.base-lock"
+flock 9
 if ! stamp_ok "$RDIR/.base-stamp" "$base_hash"; then
 	mapfile -t srcs < <(mirrors)
 	[ ${#srcs[@]} -gt 0 ] || die "no Debian $DEBIAN_SUITE mirror configured in apt"

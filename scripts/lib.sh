@@ -120,6 +120,11 @@ ccache_env() {
 		# Paths below the checkout are hashed relative to it, so another
 		# clone of the repository hits the same cache entries.
 		export CCACHE_BASEDIR=$TOP
+		# QEMU compiles with -g, and ccache hashes the working directory
+		# into a -g object (DW_AT_comp_dir): without this another clone
+		# misses on every file.  The debug info then names the first
+		# clone's build directory, which nothing here reads.
+		export CCACHE_NOHASHDIR=1
 		# Depend mode: on a miss ccache takes the headers from the
 		# compiler's own dependency file (kbuild and meson both ask for
 		# one) instead of running the preprocessor first.  Measured on
