@@ -28,8 +28,9 @@ base_hash=$(INPUTS_EXTRA="$DEBIAN_SUITE $GUEST_ARCH $GUEST_PACKAGES" inputs_hash
 # The kernels' builds run in parallel lanes (make build) and share the
 # extracted packages: one extracts them while the other waits (the lock
 # is held to the end, over the copy of them too: packing takes seconds).
-exec 9>"$RDIR/.base-lock"
-flock 9
+# (A high descriptor: mmdebstrap's shell helpers expect low ones free.)
+exec {lock_fd}>"$RDIR/.base-lock"
+flock "$lock_fd"
 if ! stamp_ok "$RDIR/.base-stamp" "$base_hash"; then
 	mapfile -t srcs < <(mirrors)
 	[ ${#srcs[@]} -gt 0 ] || die "no Debian $DEBIAN_SUITE mirror configured in apt"
