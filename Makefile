@@ -21,7 +21,7 @@ export KVER
 LINUX_SUITE_VERSIONS := $(shell . config/versions.sh; echo $$LINUX_SUITE_VERSIONS)
 KVER_MAIN := $(or $(KVER),$(shell . config/versions.sh; echo $$LINUX_DEFAULT))
 
-.PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan qemu-patches upstream upstream-tree rootfs images images-debug images-others build build-lane-qemu build-lane-linux clean distclean
+.PHONY: all demo test bench soak fuzz deps kernel driver driver-check kunit kunit-check qemu qemu-asan qemu-patches upstream upstream-tree rootfs images images-debug images-others build clean distclean
 
 all: demo
 
@@ -85,19 +85,10 @@ images-others:
 		$(MAKE) --no-print-directory images KFLAVOR=debug KVER=$$v || exit 1; \
 	done
 
-# Two lanes at once: QEMU's two builds then the other kernels, beside the
-# main kernel's two.  They share no build directory (the guest packages,
-# the one thing both extract, are taken under a lock: build-rootfs.sh), and
-# on two cores one lane's serial steps (fetching, unpacking, configuring,
-# linking, packing) run while the other compiles.
+# Two lanes at once (scripts/build.sh): QEMU's two builds then the other
+# kernels, beside the main kernel's two
 build: deps
-	@$(MAKE) --no-print-directory -j2 build-lane-qemu build-lane-linux
-
-build-lane-qemu:
-	@$(MAKE) --no-print-directory -j1 qemu qemu-asan images-others
-
-build-lane-linux:
-	@$(MAKE) --no-print-directory -j1 images images-debug
+	@$(S)/build.sh
 
 demo: qemu images
 	@python3 $(S)/demo.py

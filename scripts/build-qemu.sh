@@ -97,7 +97,7 @@ CONFIG_ARGS=(--target-list="$QEMU_TARGET" --without-default-features
 command -v ccache >/dev/null && CONFIG_ARGS+=(--cc="ccache cc")
 cfg_hash=$(INPUTS_EXTRA="${CONFIG_ARGS[*]}" inputs_hash "$TOP/scripts/build-qemu.sh" \
 	"$TOP/config/qemu-arm-devices.mak")
-ccache_env
+ccache_env   # before configure: meson's compiler checks run through ccache too
 if ! stamp_ok "$OBJ/.config-stamp" "$cfg_hash"; then
 	rm -rf "$OBJ"
 	mkdir -p "$OBJ"

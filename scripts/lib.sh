@@ -122,8 +122,9 @@ ccache_env() {
 		export CCACHE_BASEDIR=$TOP
 		# QEMU compiles with -g, and ccache hashes the working directory
 		# into a -g object (DW_AT_comp_dir): without this another clone
-		# misses on every file.  The debug info then names the first
-		# clone's build directory, which nothing here reads.
+		# misses on every file.  The price: debug info from the cache
+		# names the build directory of the clone that filled it (gdb and
+		# ASan's reports then show that clone's paths).
 		export CCACHE_NOHASHDIR=1
 		# Depend mode: on a miss ccache takes the headers from the
 		# compiler's own dependency file (kbuild and meson both ask for
