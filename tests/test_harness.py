@@ -278,10 +278,15 @@ KERNELS_DIR = os.path.join(PROVOKED_DIR, "kernels")
 EVERY_KERNEL_MUST = (
     "test_board.test_probe_binds_and_mac", "test_board.test_link_comes_up",
     "test_board.test_ping_gateway", "test_board.test_iperf3_tcp_both_directions",
+    "test_board.test_module_unload_reload",
     "test_board.test_in_tree_driver_on_the_model", "test_kunit.test_kunit",
     "test_driver_build.test_driver_w1_sparse_clean",
     "test_static.test_kunit_modules_w1_sparse_clean",
+    "test_static.test_rpi_overlay_merges_into_the_boards_dtbs",
 )
+# ... and every test of these files: the driver's tests, with a peer on
+# the wire, and the checkers' and leak checks
+EVERY_KERNEL_FILES = ("test_driver", "test_driver_peer", "test_debug_kernel")
 
 
 def run_listing(*args):
@@ -305,10 +310,12 @@ def test_harness_every_kernel_runs_its_part(logdir):
     results.append(("make test runs on another kernel too", bool(others),
                     f"LINUX_SUITE_VERSIONS {LINUX_SUITE_VERSIONS}, the suite on {KVER}"))
     marked = run_listing("--every-kernel")
-    driver = {n for n in run_listing("-k", "test_driver.") if n.startswith("test_driver.")}
-    missing = sorted((set(EVERY_KERNEL_MUST) | driver) - marked)
+    files = {f: {n for n in run_listing("-k", f + ".") if n.startswith(f + ".")}
+             for f in EVERY_KERNEL_FILES}
+    empty = [f for f, names in files.items() if not names]
+    missing = sorted(set(EVERY_KERNEL_MUST).union(*files.values()) - marked)
     results.append(("the tests the issue names are marked every_kernel",
-                    bool(driver) and not missing, f"not marked: {missing}"))
+                    not empty and not missing, f"not marked: {missing}, no tests in {empty}"))
     name = "test_kernels.test_kernels_fails_on_each_kernel"
     over = "test_kernels.test_kernels_overruns_its_bound"
     for case, fails, skips in (

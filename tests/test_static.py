@@ -46,6 +46,42 @@ def test_overlay_compiles_without_dtc_warnings(logdir):
 test_kunit_modules_w1_sparse_clean.every_kernel = True
 
 
+
+# One source for every kernel of config/versions.sh: no test of the
+# kernel's version in the driver or its KUnit modules, and compat/ holds
+# only headers that stand in for one a kernel lacks (a guard, comments,
+# #include lines: no code of their own)
+VERSION_TEST = re.compile(r"LINUX_VERSION_CODE|KERNEL_VERSION\s*\(|^\s*#\s*if.*VERSION", re.M)
+COMPAT_LINE = re.compile(r"\s*($|/?\*|//|#\s*(include|ifndef|define|endif)\b)")
+
+
+def version_test_problems(name, text):
+    """Where a source tests the kernel's version, or a compat header
+    carries more than an #include."""
+    bad = [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0).strip()!r}"
+           for m in VERSION_TEST.finditer(text)]
+    if "/compat/" in name:
+        bad += [f"{name}:{i}: {line.strip()!r} (compat/ holds #includes only)"
+                for i, line in enumerate(text.split("\n"), 1) if not COMPAT_LINE.match(line)]
+    return bad
+
+
+def test_driver_sources_build_every_kernel_without_version_tests(logdir):
+    # the check first fails what it is for
+    for planted in ("#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)\n",
+                    "\tif (LINUX_VERSION_CODE < 0x60c00)\n"):
+        assert version_test_problems("planted.c", planted), f"not seen: {planted!r}"
+    assert version_test_problems("x/compat/linux/y.h", "static inline int f(void) { }\n"), \
+        "code in a compat header not seen"
+    files = sorted(f for d in ("drivers/net/encx24j600", "tests/kunit")
+                   for f in glob.glob(os.path.join(TOP, d, "**", "*"), recursive=True)
+                   if os.path.isfile(f))
+    assert any("/compat/" in f for f in files) and len(files) >= 10, files
+    bad = [v for f in files
+           for v in version_test_problems(os.path.relpath(f, TOP), open(f).read())]
+    assert not bad, "the source is not one for every kernel:\n" + "\n".join(bad)
+    return f"{len(files)} files"
+
 # The Raspberry Pi boards the overlay is for, as the kernel tree names
 # their device trees (6.5 moved them to arch/arm/boot/dts/broadcom/)
 RPI_BOARDS = ("bcm2837-rpi-3-b", "bcm2711-rpi-4-b")

@@ -338,6 +338,42 @@ def test_upstream_series_apply_to_a_fresh_tree(logdir):
     return ", ".join(applied)
 
 
+# A fix names the commit it fixes, as stable's tooling reads it: twelve or
+# more hex digits and the subject in quotes
+FIXES_TAG = re.compile(r'^Fixes: [0-9a-f]{12,40} \("[^\n]+"\)$', re.M)
+# The series of fixes to Linux itself: made for net-next's base, and
+# stored for the newest kernel the board builds (the stored 6.1 patches
+# are the board's, for a kernel these no longer apply to)
+FIX_SERIES = ("upstream/regmap-fixes", f"linux/{UPSTREAM_BASE}")
+
+
+def fixes_tag_problems(name, patch_text):
+    """What a fix lacks: its Fixes: tag, or a well-formed one."""
+    if FIXES_TAG.search(patch_text):
+        return []
+    tags = re.findall(r"^Fixes:.*$", patch_text, re.M)
+    return [f"{name}: " + (f"malformed {tags[0]!r}" if tags else "no Fixes: tag")]
+
+
+def test_upstream_fix_series_carry_fixes_tags(logdir):
+    """Every patch of the fix series has a Fixes: tag (the issue: the
+    regmap and SPI fixes still needed on 6.12 go as their own series with
+    Fixes: tags).  The check first fails a patch without one."""
+    assert fixes_tag_problems("plain", "Subject: [PATCH] a\n\nSigned-off-by: t\n"), \
+        "the check passes a patch without a Fixes: tag"
+    assert fixes_tag_problems("short", 'Fixes: 065b4c58 ("regmap: x")\n'), \
+        "the check passes an 8-digit commit id"
+    series = {name: patches for name, _, _, patches in all_series(logdir)}
+    bad, seen = [], []
+    for name in FIX_SERIES:
+        assert series.get(name), f"no series {name}"
+        for p in series[name]:
+            bad += fixes_tag_problems(f"{name}/{os.path.basename(p)}", open(p).read())
+            seen.append(os.path.basename(p))
+    assert not bad, "fixes without a proper Fixes: tag:\n" + "\n".join(bad)
+    return f"{len(seen)} patches: " + ", ".join(seen)
+
+
 def test_all_series_are_checkpatch_clean(logdir):
     bad = []
     for name, kver, _, patches in all_series(logdir):
