@@ -147,6 +147,38 @@ def test_upstream_series_replace_the_old_driver_in_place(logdir):
     return f"{len(sources)} files replace the old driver's 3 under CONFIG_ENCX24J600"
 
 
+# What only this repository's tests and board need, in any spelling: none
+# of it may reach the netdev series, in a file it adds or in a message
+TEST_SETUP = re.compile(r"ENC_TEST_HOOKS|module_param|debugfs_create|inject_|fault.inject|"
+                        r"sanitiz|UBSAN|KASAN|\bcompat\b|qemu|emulat|versatile|pl022|"
+                        r"chip-facts|\bbench|enc424j600-(main|bus|ethtool|logic)", re.I)
+
+
+def setup_leaks(name, patch_text):
+    """The lines of a patch that carry the test setup (the old driver's
+    lines it removes do not count)."""
+    return [f"{name}:{i}: {line.strip()[:100]!r}"
+            for i, line in enumerate(patch_text.split("\n"), 1)
+            if not line.startswith("-") and TEST_SETUP.search(line)]
+
+
+def test_upstream_series_carry_nothing_of_the_test_setup(logdir):
+    """No patch of the netdev series (its Kconfig, Makefiles, sources,
+    binding and commit messages) carries the test hooks, sanitizer flags,
+    the compat header or words about the emulated board; the cover letter
+    alone says how the series was tested.  The check first fails planted
+    lines."""
+    for planted in ("+UBSAN_SANITIZE_encx24j600.o := y", "+ccflags-y += -I$(src)/compat",
+                    "+\t/* the QEMU model sets this */", "Tested on the versatilepb board"):
+        assert setup_leaks("planted", planted), f"not seen: {planted!r}"
+    out = make_series(logdir)
+    patches = patches_of(os.path.join(out, "netdev"))
+    assert len(patches) >= 2, patches
+    bad = [v for p in patches for v in setup_leaks(os.path.basename(p), open(p).read())]
+    assert not bad, "the test setup in the netdev series:\n" + "\n".join(bad)
+    return f"{len(patches)} patches"
+
+
 def test_qemu_series_matches_the_sources(logdir):
     """patches/qemu is what scripts/qemu-series.py makes of qemu/ (the build
     applies that, so a stale copy would be a series nobody tested)."""
