@@ -318,10 +318,14 @@ def test_upstream_tree_builds_boots_and_pings(logdir):
     images = os.path.join(logdir, "images")
     shutil.rmtree(images, ignore_errors=True)
     os.makedirs(images)
-    # the tree's kernel, as the board's images have theirs
+    # the tree's kernel, as the board's images have theirs (named by its
+    # release, which the board checks against the guest's)
+    with open(os.path.join(tree, "obj", "include", "config", "kernel.release")) as f:
+        tree_release = f.read().strip()
     p = run(["mkimage", "-A", "arm", "-O", "linux", "-T", "kernel", "-C", "none",
              "-a", versions_sh("UIMAGE_LOADADDR"), "-e", versions_sh("UIMAGE_LOADADDR"),
-             "-n", "upstream tree", "-d", os.path.join(tree, "obj", "arch", "arm", "boot", "zImage"),
+             "-n", f"Linux {tree_release}",
+             "-d", os.path.join(tree, "obj", "arch", "arm", "boot", "zImage"),
              os.path.join(images, "uImage")])
     assert p.returncode == 0, p.stdout + p.stderr
     # the board's guest, the tree's encx24j600.ko at its top

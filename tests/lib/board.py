@@ -277,7 +277,21 @@ class Board:
         # A quiet, predictable shell: no echo so command output is clean.
         self.send("stty -echo; PS1=''; PS2=''\n")
         self.run("true")
+        self._check_kernel_release()
         return self
+
+    def _check_kernel_release(self):
+        """The guest runs the kernel of the images it was given (the name
+        build-images.sh wrote into the uImage), and the suite's images hold
+        the suite's kernel version: a test run "[6.12]" runs on 6.12."""
+        with open(os.path.join(self.images, "uImage"), "rb") as f:
+            name = f.read(64)[32:].rstrip(b"\0").decode(errors="replace")
+        release = self.out("uname -r").strip()
+        if not name.startswith("Linux ") or not f"Linux {release}".startswith(name):
+            raise GuestError(f"the guest runs Linux {release!r}, not the {name!r} "
+                             f"of {self.images}")
+        if self.images in (IMAGES, PRODUCTION_IMAGES) and not release.startswith(KVER + "."):
+            raise GuestError(f"the suite's images for Linux {KVER} booted Linux {release}")
 
     def leak_report(self):
         """Two kmemleak scans, then its whole report ("" where the kernel
