@@ -41,6 +41,11 @@ if [ "${1:-}" = check ]; then
 		if grep -E 'warning:|error:' "$log"; then
 			die "W=1/sparse warnings in the driver (log: $log)"
 		fi
+		# sparse must have run, on each of the module's sources
+		checked=$(grep -c '^  CHECK ' "$log" || true)
+		sources=$(find "$DRV" -maxdepth 1 -name '*.c' | wc -l)
+		[ "$checked" -ge "$sources" ] ||
+			die "sparse checked $checked files of the driver's $sources (log: $log)"
 		# the check must have built what it names
 		got=n
 		if grep -q -- "-DENC_TEST_HOOKS" "$OUT/.enc424j600-main.o.cmd"; then got=y; fi

@@ -143,7 +143,13 @@ def test_upstream_series_replace_the_old_driver_in_place(logdir):
                                 "microchip,enc424j600.yaml")).read()
     for compatible in ("microchip,enc424j600", "microchip,enc624j600", "microchip,encx24j600"):
         assert compatible in binding, f"the binding does not name {compatible}"
-    assert "deprecated: true" in binding, "the old compatible is not marked deprecated"
+    # the old compatible, and it alone, deprecated: the one "deprecated:
+    # true" sits in the oneOf item of that compatible (a "- const:" item
+    # runs to the next line as little indented)
+    item = re.search(r"^( +)- const: microchip,encx24j600\n((?:\1 .*\n)*)", binding, re.M)
+    assert item, "no oneOf item for microchip,encx24j600 in the binding"
+    assert binding.count("deprecated: true") == 1 and "deprecated: true" in item.group(2), \
+        f"the old compatible's item is not the one deprecated:\n{item.group(0)}"
     return f"{len(sources)} files replace the old driver's 3 under CONFIG_ENCX24J600"
 
 
@@ -276,6 +282,16 @@ def christmas_tree_violations(path):
 def test_upstream_driver_declares_in_reverse_christmas_tree(logdir):
     """Local variables longest line first in every function of the netdev
     series' driver and its KUnit test, as netdev asks."""
+    # the check first fails what it is for, and passes its opposite
+    planted = os.path.join(logdir, "planted.c")
+    with open(planted, "w") as f:
+        f.write("static int f(struct net_device *ndev)\n{\n\tint rc;\n"
+                "\tstruct enc_priv *priv = netdev_priv(ndev);\n\n\treturn 0;\n}\n")
+    assert christmas_tree_violations(planted), "a short line above a longer one passed"
+    with open(planted, "w") as f:
+        f.write("static int f(struct net_device *ndev)\n{\n"
+                "\tstruct enc_priv *priv = netdev_priv(ndev);\n\tint rc;\n\n\treturn 0;\n}\n")
+    assert not christmas_tree_violations(planted), "the right order failed"
     tree = applied_netdev(logdir)
     files = sorted(glob.glob(os.path.join(tree, MCHP, "encx24j600", "*.[ch]")))
     assert len(files) >= 6, files
