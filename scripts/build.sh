@@ -11,9 +11,8 @@
 # at once, so the error is the last thing printed.
 . "$(dirname "$0")/lib.sh"
 
-# No make jobserver reaches the lanes: the makes their scripts run would
-# warn about it, and the module builds fail on any warning.
-unset MAKEFLAGS MFLAGS
+# No make jobserver reaches the lanes (lib.sh drops MAKEFLAGS): the makes
+# their scripts run would warn about it.
 
 declare -A lane_of=()
 set -m   # each lane its own process group, so that a kill reaches ninja and kbuild too

@@ -11,6 +11,12 @@ LOGS=$BUILD/logs
 
 mkdir -p "$BUILD" "$LOGS"
 
+# The makes these scripts run take no flags from a make above them: a
+# jobserver they were not handed (a warning, and the module builds fail on
+# any warning), or -s, which silences the CHECK lines the sparse checks
+# count.
+unset MAKEFLAGS MFLAGS
+
 # The kernel version (KVER, one of LINUX_VERSIONS) and two guest kernels
 # from each source tree: the production kernel (demo, benchmark) and the
 # test kernel (KFLAVOR=debug: lockdep, KASAN, UBSAN, kmemleak ...; the test

@@ -2,6 +2,8 @@
 Its two lanes (scripts/build.sh) fail together and early."""
 import os
 import re
+import shutil
+import signal
 import subprocess
 
 from lib.board import KVER, LINUX_SUITE_VERSIONS
@@ -47,13 +49,15 @@ case " $* " in
 	sleep "$FAKE_QEMU_SECONDS" &
 	echo $! >"$FAKE_DIR/qemu-child.pid"
 	echo $$ >"$FAKE_DIR/qemu-lane.pid"
-	wait ;;
+	wait
+	touch "$FAKE_DIR/qemu-lane.done" ;;
 esac
 """
 
 
 def run_lanes(logdir, name, linux_rc, qemu_seconds):
     d = os.path.join(logdir, name)
+    shutil.rmtree(d, ignore_errors=True)   # an earlier run's files
     os.makedirs(os.path.join(d, "bin"))
     fake = os.path.join(d, "bin", "make")
     with open(fake, "w") as f:
@@ -63,11 +67,21 @@ def run_lanes(logdir, name, linux_rc, qemu_seconds):
                FAKE_DIR=d, FAKE_LINUX_RC=str(linux_rc), FAKE_QEMU_SECONDS=str(qemu_seconds),
                # what a `make -j` above would hand down
                MAKEFLAGS=" -j2 --jobserver-auth=3,4", MFLAGS="-j2")
-    p = subprocess.run(["bash", os.path.join(TOP, "scripts", "build.sh")], env=env,
-                       capture_output=True, text=True, timeout=120)
+    p = subprocess.Popen(["bash", os.path.join(TOP, "scripts", "build.sh")], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        # build.sh and its lanes (each a process group of its own)
+        for f in ("qemu-lane.pid",):
+            if os.path.exists(os.path.join(d, f)):
+                os.killpg(int(open(os.path.join(d, f)).read()), signal.SIGKILL)
+        os.killpg(p.pid, signal.SIGKILL)
+        raise AssertionError("build.sh did not end within 120 s") from None
     with open(os.path.join(d, "build.log"), "w") as f:
-        f.write(p.stdout + p.stderr)
-    return d, p
+        f.write(out + err)
+    return d, subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
 def alive(pid_file):
@@ -75,10 +89,10 @@ def alive(pid_file):
         pid = int(f.read())
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+        with open(f"/proc/{pid}/stat") as f:  # a zombie is gone too
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
         return False
-    with open(f"/proc/{pid}/stat") as f:  # a zombie is gone too
-        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def test_build_lanes_stop_together_and_name_the_failure(logdir):
@@ -90,9 +104,13 @@ def test_build_lanes_stop_together_and_name_the_failure(logdir):
     for what in ("qemu-lane.pid", "qemu-child.pid"):
         assert not alive(os.path.join(d, what)), \
             f"the QEMU lane's {what.split('.')[0]} still runs after the other lane failed"
-    # both lanes pass: so does the build, after both ended
-    d, p = run_lanes(logdir, "passing", linux_rc=0, qemu_seconds=2)
+    assert not os.path.exists(os.path.join(d, "qemu-lane.done")), "the QEMU lane ran to its end"
+    # both lanes pass: so does the build, once both ended (the QEMU lane
+    # ends last)
+    d, p = run_lanes(logdir, "passing", linux_rc=0, qemu_seconds=3)
     assert p.returncode == 0, f"build.sh failed with both lanes passing:\n{p.stderr[-1000:]}"
+    assert os.path.exists(os.path.join(d, "qemu-lane.done")), \
+        "build.sh ended before the QEMU lane did"
     flags = [open(os.path.join(d, f)).read().strip()
              for f in sorted(os.listdir(d)) if f.startswith("makeflags.")]
     assert len(flags) == 2, f"{len(flags)} lanes ran, not 2"

@@ -48,34 +48,48 @@ test_kunit_modules_w1_sparse_clean.every_kernel = True
 
 
 # One source for every kernel of config/versions.sh: no test of the
-# kernel's version in the driver or its KUnit modules, and compat/ holds
-# only headers that stand in for one a kernel lacks (a guard, comments,
-# #include lines: no code of their own)
-VERSION_TEST = re.compile(r"LINUX_VERSION_CODE|KERNEL_VERSION\s*\(|^\s*#\s*if.*VERSION", re.M)
-COMPAT_LINE = re.compile(r"\s*($|/?\*|//|#\s*(include|ifndef|define|endif)\b)")
+# kernel's version in the driver or its KUnit modules (C or Kbuild), and
+# compat/ holds only headers that stand in for one a kernel lacks: an
+# include guard and #include lines, no code of their own
+VERSION_TEST = re.compile(r"LINUX_VERSION_CODE|KERNEL_VERSION\s*\(|"
+                          r"^\s*#\s*if.*\b(VERSION|PATCHLEVEL|SUBLEVEL)\b|"
+                          r"\$\((VERSION|PATCHLEVEL|SUBLEVEL|KERNELVERSION|KERNELRELEASE)\)",
+                          re.M)
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 
 def version_test_problems(name, text):
     """Where a source tests the kernel's version, or a compat header
-    carries more than an #include."""
+    carries more than an include guard and #includes."""
     bad = [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0).strip()!r}"
            for m in VERSION_TEST.finditer(text)]
     if "/compat/" in name:
-        bad += [f"{name}:{i}: {line.strip()!r} (compat/ holds #includes only)"
-                for i, line in enumerate(text.split("\n"), 1) if not COMPAT_LINE.match(line)]
+        code = [line.strip() for line in COMMENT.sub("", text).split("\n") if line.strip()]
+        guard = code[0].split()[1] if code and code[0].startswith("#ifndef ") else None
+        allowed = {f"#ifndef {guard}", f"#define {guard}", "#endif"}
+        bad += [f"{name}: {line!r} (compat/ holds an include guard and #includes only)"
+                for line in code if line not in allowed and not line.startswith("#include <")]
     return bad
 
 
 def test_driver_sources_build_every_kernel_without_version_tests(logdir):
     # the check first fails what it is for
     for planted in ("#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)\n",
-                    "\tif (LINUX_VERSION_CODE < 0x60c00)\n"):
+                    "\tif (LINUX_VERSION_CODE < 0x60c00)\n",
+                    "ifeq ($(VERSION).$(PATCHLEVEL),6.1)\n"):
         assert version_test_problems("planted.c", planted), f"not seen: {planted!r}"
-    assert version_test_problems("x/compat/linux/y.h", "static inline int f(void) { }\n"), \
-        "code in a compat header not seen"
+    guard = "#ifndef X_H\n#define X_H\n%s#endif\n"
+    for planted in ("static inline int f(void) { return 0; }\n",
+                    "#define get_unaligned_le16(p) __get_unaligned_le16(p)\n"):
+        assert version_test_problems("x/compat/linux/y.h", guard % planted), \
+            f"not seen in a compat header: {planted!r}"
+    assert not version_test_problems("x/compat/linux/y.h", guard % "/*\n * why\n */\n"
+                                     "#include <asm/unaligned.h>\n"), "a plain compat header failed"
+    assert not version_test_problems("x.c", "#ifdef CONFIG_MODVERSIONS\n"), "a false hit"
     files = sorted(f for d in ("drivers/net/encx24j600", "tests/kunit")
                    for f in glob.glob(os.path.join(TOP, d, "**", "*"), recursive=True)
-                   if os.path.isfile(f))
+                   if os.path.isfile(f)
+                   and (f.endswith((".c", ".h")) or os.path.basename(f) in ("Kbuild", "Makefile")))
     assert any("/compat/" in f for f in files) and len(files) >= 10, files
     bad = [v for f in files
            for v in version_test_problems(os.path.relpath(f, TOP), open(f).read())]

@@ -108,6 +108,15 @@ def apply_series(tree, kver, paths, patches):
     assert p.returncode == 0, f"the series does not apply:\n{p.stdout}{p.stderr}"
 
 
+def old_compatible_deprecated(binding):
+    """The old compatible, and it alone, deprecated: the one "deprecated:
+    true" sits in the oneOf item of that compatible (a "- const:" item
+    runs to the next line as little indented)."""
+    item = re.search(r"^( +)- const: microchip,encx24j600\n((?:\1 .*\n)*)", binding, re.M)
+    return bool(item) and binding.count("deprecated: true") == 1 \
+        and "deprecated: true" in item.group(2)
+
+
 def test_upstream_series_replace_the_old_driver_in_place(logdir):
     """The netdev series replaces drivers/net/ethernet/microchip/encx24j600*
     with this repository's driver: the same Kconfig symbol, module name and
@@ -143,13 +152,14 @@ def test_upstream_series_replace_the_old_driver_in_place(logdir):
                                 "microchip,enc424j600.yaml")).read()
     for compatible in ("microchip,enc424j600", "microchip,enc624j600", "microchip,encx24j600"):
         assert compatible in binding, f"the binding does not name {compatible}"
-    # the old compatible, and it alone, deprecated: the one "deprecated:
-    # true" sits in the oneOf item of that compatible (a "- const:" item
-    # runs to the next line as little indented)
-    item = re.search(r"^( +)- const: microchip,encx24j600\n((?:\1 .*\n)*)", binding, re.M)
-    assert item, "no oneOf item for microchip,encx24j600 in the binding"
-    assert binding.count("deprecated: true") == 1 and "deprecated: true" in item.group(2), \
-        f"the old compatible's item is not the one deprecated:\n{item.group(0)}"
+    # the check first fails the deprecation on another item
+    moved = binding.replace("        deprecated: true\n", "").replace(
+        "      - const: microchip,enc424j600\n",
+        "      - const: microchip,enc424j600\n        deprecated: true\n", 1)
+    assert moved != binding and not old_compatible_deprecated(moved), \
+        "the check passes a binding that deprecates another compatible"
+    assert old_compatible_deprecated(binding), \
+        "the binding does not deprecate the old compatible, and it alone"
     return f"{len(sources)} files replace the old driver's 3 under CONFIG_ENCX24J600"
 
 
@@ -161,11 +171,15 @@ TEST_SETUP = re.compile(r"ENC_TEST_HOOKS|module_param|debugfs_create|inject_|fau
 
 
 def setup_leaks(name, patch_text):
-    """The lines of a patch that carry the test setup (the old driver's
-    lines it removes do not count)."""
-    return [f"{name}:{i}: {line.strip()[:100]!r}"
-            for i, line in enumerate(patch_text.split("\n"), 1)
-            if not line.startswith("-") and TEST_SETUP.search(line)]
+    """The lines of a patch that carry the test setup: its message and
+    what it adds (the old driver's lines it removes do not count; a "- "
+    in the message is a bullet, not a removal)."""
+    leaks, in_diff = [], False
+    for i, line in enumerate(patch_text.split("\n"), 1):
+        in_diff = in_diff or line.startswith("diff --git ")
+        if not (in_diff and line.startswith("-")) and TEST_SETUP.search(line):
+            leaks.append(f"{name}:{i}: {line.strip()[:100]!r}")
+    return leaks
 
 
 def test_upstream_series_carry_nothing_of_the_test_setup(logdir):
@@ -175,7 +189,8 @@ def test_upstream_series_carry_nothing_of_the_test_setup(logdir):
     alone says how the series was tested.  The check first fails planted
     lines."""
     for planted in ("+UBSAN_SANITIZE_encx24j600.o := y", "+ccflags-y += -I$(src)/compat",
-                    "+\t/* the QEMU model sets this */", "Tested on the versatilepb board"):
+                    "+\t/* the QEMU model sets this */", "Tested on the versatilepb board",
+                    "- tested under QEMU (a bullet of the message)"):
         assert setup_leaks("planted", planted), f"not seen: {planted!r}"
     out = make_series(logdir)
     patches = patches_of(os.path.join(out, "netdev"))
@@ -421,9 +436,9 @@ def test_upstream_fix_series_carry_fixes_tags(logdir):
         assert series.get(name), f"no series {name}"
         for p in series[name]:
             bad += fixes_tag_problems(f"{name}/{os.path.basename(p)}", open(p).read())
-            seen.append(os.path.basename(p))
+            seen.append(f"{name}/{os.path.basename(p)}")
     assert not bad, "fixes without a proper Fixes: tag:\n" + "\n".join(bad)
-    return f"{len(seen)} patches: " + ", ".join(seen)
+    return ", ".join(seen)
 
 
 def test_all_series_are_checkpatch_clean(logdir):
