@@ -441,6 +441,62 @@ def test_upstream_fix_series_carry_fixes_tags(logdir):
     return ", ".join(seen)
 
 
+def subject(patch):
+    m = re.search(r"^Subject: (?:\[PATCH[^]]*\] )?(.+)$", open(patch).read(), re.M)
+    return m.group(1) if m else None
+
+
+def pl022_core_does_cs_and_delays(src):
+    """The PL022 driver leaves chip select and transfer delays to the SPI
+    core: it implements transfer_one, not a message loop of its own."""
+    text = open(os.path.join(src, "drivers", "spi", "spi-pl022.c")).read()
+    return ("->transfer_one = " in text and "transfer_one_message" not in text
+            and "spi_transfer_delay_exec" not in text and "cs_change" not in text)
+
+
+def kmemleak_not_kasan_instrumented(src):
+    return "KASAN_SANITIZE_kmemleak.o := n" in open(os.path.join(src, "mm", "Makefile")).read()
+
+
+# Why a patch of the board's first kernel is not in patches/linux of the
+# upstream base: the fact of that tree that makes it unneeded
+NOT_NEEDED_ON_THE_BASE = {
+    "spi: pl022: do not sleep in interrupt context for transfer": pl022_core_does_cs_and_delays,
+    "spi: pl022: deselect after the transfer that asks for it": pl022_core_does_cs_and_delays,
+    "mm/kmemleak: disable KASAN instrumentation in kmemleak": kmemleak_not_kasan_instrumented,
+}
+
+
+def test_linux_patches_re_examined_for_the_upstream_base(logdir):
+    """Each kernel patch of the board's first kernel is either in
+    patches/linux of the upstream base (6.12) too, by subject, or shown
+    unneeded there by a fact of that tree (read from its sources as the
+    build unpacked them), and the PL022 fact does not hold on 6.1."""
+    first = versions_sh("LINUX_VERSIONS").split()[0]
+    base_src = os.path.join(BUILD, f"linux-{UPSTREAM_BASE}", "src")
+    first_src = os.path.join(BUILD, f"linux-{first}", "src")
+    assert os.path.isdir(base_src) and os.path.isdir(first_src), "kernel trees not built"
+    assert not pl022_core_does_cs_and_delays(first_src), \
+        f"the PL022 check passes on {first}, whose driver needed the fixes"
+    kept = {subject(p) for p in glob.glob(os.path.join(TOP, "patches", "linux",
+                                                       UPSTREAM_BASE, "*.patch"))}
+    done, bad = [], []
+    for p in sorted(glob.glob(os.path.join(TOP, "patches", "linux", first, "*.patch"))):
+        subj = subject(p)
+        if subj in kept:
+            done.append(f"{os.path.basename(p)[:4]} kept")
+        elif subj not in NOT_NEEDED_ON_THE_BASE:
+            bad.append(f"{os.path.basename(p)}: not in {UPSTREAM_BASE}'s patches, no reason known")
+        elif not NOT_NEEDED_ON_THE_BASE[subj](base_src):
+            bad.append(f"{os.path.basename(p)}: {UPSTREAM_BASE} still needs it "
+                       f"({NOT_NEEDED_ON_THE_BASE[subj].__name__} does not hold there)")
+        else:
+            done.append(f"{os.path.basename(p)[:4]} unneeded: "
+                        f"{NOT_NEEDED_ON_THE_BASE[subj].__name__}")
+    assert not bad, "\n".join(bad)
+    return "; ".join(done)
+
+
 def test_all_series_are_checkpatch_clean(logdir):
     bad = []
     for name, kver, _, patches in all_series(logdir):
