@@ -25,18 +25,12 @@ mirrors() {
 
 # Stage 1: the extracted packages, rebuilt only when the list changes.
 base_hash=$(INPUTS_EXTRA="$DEBIAN_SUITE $GUEST_ARCH $GUEST_PACKAGES" inputs_hash "$TOP/scripts/build-rootfs.sh")
-# The kernels of make build's two lanes share the extracted packages: one
-# lane extracts them while the other waits on this lock.  No child gets
-# its descriptor (mmdebstrap's shell helpers take fixed ones above 9).
-exec {lock_fd}>"$RDIR/.base-lock"
-flock "$lock_fd"
-unlocked() { exec {lock_fd}>&-; exec "$@"; }
 if ! stamp_ok "$RDIR/.base-stamp" "$base_hash"; then
 	mapfile -t srcs < <(mirrors)
 	[ ${#srcs[@]} -gt 0 ] || die "no Debian $DEBIAN_SUITE mirror configured in apt"
 	rm -rf "$BASE"
 	run_step "extracting Debian $GUEST_ARCH packages: $GUEST_PACKAGES" "$LOGS/rootfs-mmdebstrap.log" \
-		unlocked mmdebstrap --variant=extract --architectures="$GUEST_ARCH" \
+		mmdebstrap --variant=extract --architectures="$GUEST_ARCH" \
 		--include="${GUEST_PACKAGES// /,}" "$DEBIAN_SUITE" "$BASE" "${srcs[@]}"
 	# Nothing in the guest runs perl (debconf pulls it in), reads docs or
 	# converts charsets; leaving them out halves the initramfs.
@@ -45,7 +39,6 @@ if ! stamp_ok "$RDIR/.base-stamp" "$base_hash"; then
 		"$BASE"/usr/lib/*/gconv "$BASE"/var/cache/apt "$BASE"/var/lib/apt/lists
 	stamp_set "$RDIR/.base-stamp" "$base_hash"
 fi
-exec {lock_fd}>&-
 
 # Stage 2: the initramfs, rebuilt when the base, guest/ or a module changes.
 # The kernel's modules (the in-tree encx24j600 peer among them) and ours go
