@@ -30,8 +30,12 @@ one kernel.
 
 With -j N, N tests run at once, each in a child run.py (--one): a
 test's guest has a core of its own.  A test marked exclusive (timing it
-asserts, the benchmark, a build it checks) runs with no other test beside
-it; those run first.  A child that ends without its counts is a failure.
+asserts, the benchmark, a build it checks) runs with no other guest beside
+it; those run first.  Beside them, on the core their guest leaves, run
+the tests marked guestless (a test's guestless, or its file's GUESTLESS:
+builds, series, static checks, qtests), niced so that they yield the CPU;
+such a test that boots a board fails (lib/board.py: GUESTLESS_ENV).  A
+child that ends without its counts is a failure.
 """
 import argparse
 import importlib.util
@@ -57,8 +61,8 @@ for _i, _a in enumerate(sys.argv):
         os.environ["KVER"] = _a.split("=", 1)[1]
 
 from lib import board  # noqa: E402
-from lib.board import BUILD  # noqa: E402
-from lib.proc import STOP_SIGNALS, TERM_GRACE, reap, start, stop, tell  # noqa: E402
+from lib.board import BUILD, GUESTLESS_ENV  # noqa: E402
+from lib.proc import BUILD_NICE, STOP_SIGNALS, TERM_GRACE, reap, start, stop, tell  # noqa: E402
 from lib.skip import Skip  # noqa: E402
 
 DEFAULT_TIMEOUT = 300
@@ -83,6 +87,9 @@ def discover(where=HERE):
                 # a file whose EVERY_KERNEL is true marks all its tests
                 if getattr(mod, "EVERY_KERNEL", False) and not hasattr(obj, "every_kernel"):
                     obj.every_kernel = True
+                # and one whose GUESTLESS is, unless a test says otherwise
+                if getattr(mod, "GUESTLESS", False) and not hasattr(obj, "guestless"):
+                    obj.guestless = True
                 tests.append((f"{fn[:-3]}.{name}", obj))
     return tests
 
@@ -168,8 +175,15 @@ def run_test(name, fn, logroot, tag=""):
     start = time.monotonic()
     signal.alarm(bound)
     board.SEEN_SPLATS.clear()
+    guestless = getattr(fn, "guestless", False)
     try:
-        note = fn(logdir)
+        if guestless:
+            os.environ[GUESTLESS_ENV] = name
+        try:
+            note = fn(logdir)
+        finally:
+            if guestless:
+                del os.environ[GUESTLESS_ENV]
         signal.alarm(0)
         allowed = getattr(fn, "allow_splats", ())
         splats = [l for l in board.SEEN_SPLATS if not any(a in l for a in allowed)]
@@ -252,6 +266,7 @@ class Child:
     def __init__(self, kver, name, fn, where, other_kernel):
         self.name = name + (f"[{kver}]" if other_kernel else "")
         self.exclusive = getattr(fn, "exclusive", False)
+        self.guestless = getattr(fn, "guestless", False) and not self.exclusive
         logroot = os.path.join(BUILD, "test-logs", *([kver] if other_kernel else []))
         self.logdir = os.path.join(logroot, name)
         os.makedirs(self.logdir, exist_ok=True)
@@ -260,6 +275,9 @@ class Child:
         self.cmd = [sys.executable, os.path.abspath(__file__), "--kver", kver, "--one", name,
                     "--dir", where, "--counts", self.counts] + \
             (["--every-kernel"] if other_kernel else [])
+        if self.guestless:
+            # beside an exclusive test's guest: it gets the CPU first
+            self.cmd = BUILD_NICE + self.cmd
         # the child keeps the test's own bound and the cleanup's: this one
         # is for a child that hangs beyond both
         self.bound = getattr(fn, "timeout", DEFAULT_TIMEOUT) + 2 * CLEANUP_BOUND
@@ -311,21 +329,39 @@ class Child:
         return c["passed"], c["failed"], c["skipped"]
 
 
+def may_start(child, running, jobs):
+    """Whether `child` may start beside the `running` ones: an exclusive
+    test beside no other guest, a guestless one beside any, the others
+    beside no exclusive one; `jobs` at most."""
+    if len(running) >= jobs:
+        return False
+    if child.exclusive:
+        return all(r.guestless for r in running)
+    return child.guestless or not any(r.exclusive for r in running)
+
+
 def run_children(children, jobs):
-    """Run the tests `jobs` at a time, the exclusive ones first and each
-    alone.  Returns the (passed, failed, skipped) of them all."""
-    pending = sorted(children, key=lambda c: not c.exclusive)
+    """Run the tests `jobs` at a time, the exclusive ones first, each with
+    no other guest beside it: the guestless ones meanwhile.  Returns the
+    (passed, failed, skipped) of them all."""
+    # exclusive, then guestless (beside them), then the rest
+    pending = sorted(children, key=lambda c: (not c.exclusive, not c.guestless))
     running = []
     passed = failed = skipped = 0
     started = 0
     try:
         while pending or running:
-            while pending and not any(r.exclusive for r in running) and (
-                    not running or (not pending[0].exclusive and len(running) < jobs)):
-                child = pending.pop(0)
+            while True:
+                # the first that may start: the exclusive ones keep their
+                # turn, as none other than a guestless one may start then
+                child = next((c for c in pending if may_start(c, running, jobs)), None)
+                if child is None:
+                    break
+                pending.remove(child)
                 started += 1
                 print(f"[{started}/{len(children)}] {child.name} ..."
-                      + (" (alone)" if child.exclusive else ""), flush=True)
+                      + (" (exclusive)" if child.exclusive else
+                         " (guestless, niced)" if child.guestless else ""), flush=True)
                 # a stop between the fork and the list would leave it
                 # running, unknown to the cleanup below
                 old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)

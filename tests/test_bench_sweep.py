@@ -11,6 +11,9 @@ sys.path.insert(0, os.path.join(TOP, "scripts"))
 
 import bench_sweep as sw  # noqa: E402
 
+# No board boots here: these run beside the exclusive tests (run.py)
+GUESTLESS = True
+
 
 class FakeBoard:
     """Answers as a guest would; stops answering once `wedge_at` (a

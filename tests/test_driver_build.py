@@ -247,3 +247,7 @@ def test_driver_binds_each_compatible_of_the_binding(logdir):
 
 
 test_driver_w1_sparse_clean.every_kernel = True
+# builds and checks, no board: beside the exclusive tests (run.py)
+for _t in (test_driver_checkpatch_strict, test_driver_w1_sparse_clean,
+           test_driver_dt_binding_validates):
+    _t.guestless = True

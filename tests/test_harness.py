@@ -9,6 +9,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -198,6 +199,50 @@ def test_harness_bench_chart_is_made_or_fails(logdir):
         results.append(("the real gnuplot makes a PNG", f.read(8) == b"\x89PNG\r\n\x1a\n",
                         f"{png} is not a PNG"))
     return results
+
+SCHEDULE_DIR = os.path.join(PROVOKED_DIR, "schedule")
+GUESTLESS_BOOTS = "is marked guestless (it runs beside the exclusive tests) but boots a board"
+
+
+def test_harness_guestless_tests_run_beside_exclusive_ones(logdir):
+    """run.py -j 2 starts a test marked guestless beside an exclusive one,
+    niced and with the guard set; an unmarked test only after the
+    exclusive one; a guestless test that boots a board fails, named."""
+    out = os.path.join(logdir, "schedule")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    p = run_script([sys.executable, os.path.join(HERE, "run.py"), "-j", "2",
+                    "--dir", SCHEDULE_DIR], timeout=300,
+                   env=dict(debug_env(), ENC_SCHEDULE_OUT=out))
+    with open(os.path.join(logdir, "run.log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    seen = {}
+    for fn in os.listdir(out):
+        with open(os.path.join(out, fn)) as f:
+            seen[fn[:-len(".json")]] = json.load(f)
+    lines = p.stdout.splitlines()
+    missing = {"exclusive", "guestless", "plain", "guestless_boots"} - set(seen)
+    assert not missing, f"these did not run: {missing} (see {logdir}/run.log)"
+    ex, gl, plain = seen["exclusive"], seen["guestless"], seen["plain"]
+    boots = [l for l in lines if l.startswith("  FAIL test_schedule.test_schedule_guestless_boots ")]
+    return [
+        ("the guestless test ran while the exclusive one did",
+         ex["start"] < gl["start"] < ex["end"], f"exclusive {ex}, guestless {gl}"),
+        ("the guestless test ran niced", gl["nice"] == min(19, plain["nice"] + 19),
+         f"nice {gl['nice']}, the plain test's {plain['nice']}"),
+        ("the guard is set in the guestless test alone",
+         gl["guard"] == "test_schedule.test_schedule_guestless"
+         and ex["guard"] is None and plain["guard"] is None,
+         f"guestless {gl['guard']!r}, exclusive {ex['guard']!r}, plain {plain['guard']!r}"),
+        ("the unmarked test started after the exclusive one ended", plain["start"] >= ex["end"],
+         f"exclusive {ex}, plain {plain}"),
+        ("a guestless test that boots a board fails, saying so",
+         bool(boots) and GUESTLESS_BOOTS in boots[0], f"its line: {boots}"),
+        ("the run ends '3 passed, 1 failed' and exits 1",
+         lines[-1:] == ["3 passed, 1 failed"] and p.returncode == 1,
+         f"ended {lines[-1:]!r}, exit {p.returncode}"),
+    ]
+
 
 STOP_DIR = os.path.join(PROVOKED_DIR, "stop")
 

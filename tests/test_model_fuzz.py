@@ -28,3 +28,5 @@ def test_model_fuzz_short(logdir):
 
 # Builds the ASan QEMU first if `make qemu-asan` has not.
 test_model_fuzz_short.timeout = 1500
+# no board: it runs beside the exclusive tests (run.py)
+test_model_fuzz_short.guestless = True

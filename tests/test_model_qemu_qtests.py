@@ -10,6 +10,9 @@ import subprocess
 
 from lib.board import BUILD, QEMU
 
+# No board boots here: these run beside the exclusive tests (run.py)
+GUESTLESS = True
+
 QTESTS = os.path.join(BUILD, "qemu", "obj", "tests", "qtest")
 TAP = re.compile(r"^(ok|not ok) \d+ (\S+)(.*)$")
 RUNS = [

@@ -9,6 +9,9 @@ import subprocess
 
 from lib.board import BUILD, QEMU
 
+# No board boots here: these run beside the exclusive tests (run.py)
+GUESTLESS = True
+
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 TAP = re.compile(r"^(ok|not ok) \d+ (\S+)(.*)$")
 ADD_FUNC = re.compile(r'qtest_add_func\("([^"]+)"')

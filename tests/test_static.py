@@ -12,6 +12,9 @@ import subprocess
 from lib.board import BUILD, KERNEL_SRC, KFLAVOR, KSUF
 from lib.proc import BUILD_NICE
 
+# No board boots here: these run beside the exclusive tests (run.py)
+GUESTLESS = True
+
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 KINC = os.path.join(KERNEL_SRC, "include")
 

@@ -20,6 +20,9 @@ from lib.board import BUILD, Board, versions_sh
 from lib.proc import BUILD_NICE, run_script
 from test_driver import check_no_splats
 
+# No board boots here: these run beside the exclusive tests (run.py)
+GUESTLESS = True
+
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 UPSTREAM_BASE = versions_sh("LINUX_UPSTREAM_BASE")
 QEMU_CHECKPATCH = os.path.join(BUILD, "qemu", "pristine", "scripts", "checkpatch.pl")
@@ -394,6 +397,8 @@ def test_upstream_tree_builds_boots_and_pings(logdir):
 
 
 test_upstream_tree_builds_boots_and_pings.timeout = 1800
+# the one test here that boots a board: the tree's kernel
+test_upstream_tree_builds_boots_and_pings.guestless = False
 
 
 def test_upstream_series_apply_to_a_fresh_tree(logdir):

@@ -47,6 +47,11 @@ IMAGES = os.path.join(BUILD, f"images{KSUF}")
 KERNEL_SRC = os.path.join(BUILD, f"linux-{KVER}", "src")
 QEMU = os.environ.get("QEMU", os.path.join(BUILD, "qemu", "obj", "qemu-system-arm"))
 
+# Set (to its name) while a test marked guestless runs (tests/run.py): such
+# a test runs beside an exclusive one, whose times a second guest would
+# disturb, so no board may boot in it or in any script it starts.
+GUESTLESS_ENV = "ENC_TEST_GUESTLESS"
+
 # Module names of the two drivers under comparison.
 OURS = "enc424j600"
 IN_TREE = "encx24j600"
@@ -125,6 +130,9 @@ class Board:
     def __init__(self, logdir, name="board", mac="52:54:00:12:34:56",
                  nic="user", extra_qemu=(), mem=256, images=None, dtb=None,
                  autoneg_ms=200):
+        if os.environ.get(GUESTLESS_ENV):
+            raise AssertionError(f"{os.environ[GUESTLESS_ENV]} is marked guestless (it runs "
+                                 "beside the exclusive tests) but boots a board")
         self.logdir = logdir
         self.autoneg_ms = autoneg_ms
         self.images = images or IMAGES
