@@ -35,7 +35,9 @@ it; those run first.  Beside them, on the core their guest leaves, run
 the tests marked guestless (a test's guestless, or its file's GUESTLESS:
 builds, series, static checks, qtests), niced so that they yield the CPU;
 such a test that boots a board fails (lib/board.py: GUESTLESS_ENV).  A
-child that ends without its counts is a failure.
+test marked alone (the build check: a guestless test's build would race
+it) has nothing beside it.  A child that ends without its counts is a
+failure.
 """
 import argparse
 import importlib.util
@@ -265,7 +267,8 @@ class Child:
 
     def __init__(self, kver, name, fn, where, other_kernel):
         self.name = name + (f"[{kver}]" if other_kernel else "")
-        self.exclusive = getattr(fn, "exclusive", False)
+        self.alone = getattr(fn, "alone", False)
+        self.exclusive = getattr(fn, "exclusive", False) or self.alone
         self.guestless = getattr(fn, "guestless", False) and not self.exclusive
         logroot = os.path.join(BUILD, "test-logs", *([kver] if other_kernel else []))
         self.logdir = os.path.join(logroot, name)
@@ -332,9 +335,12 @@ class Child:
 def may_start(child, running, jobs):
     """Whether `child` may start beside the `running` ones: an exclusive
     test beside no other guest, a guestless one beside any, the others
-    beside no exclusive one; `jobs` at most."""
-    if len(running) >= jobs:
+    beside no exclusive one; `jobs` at most.  One marked alone: nothing
+    beside it."""
+    if len(running) >= jobs or any(r.alone for r in running):
         return False
+    if child.alone:
+        return not running
     if child.exclusive:
         return all(r.guestless for r in running)
     return child.guestless or not any(r.exclusive for r in running)

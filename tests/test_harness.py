@@ -207,7 +207,8 @@ GUESTLESS_BOOTS = "is marked guestless (it runs beside the exclusive tests) but 
 def test_harness_guestless_tests_run_beside_exclusive_ones(logdir):
     """run.py -j 2 starts a test marked guestless beside an exclusive one,
     niced and with the guard set; an unmarked test only after the
-    exclusive one; a guestless test that boots a board fails, named."""
+    exclusive one; nothing beside a test marked alone; a guestless test
+    that boots a board fails, named."""
     out = os.path.join(logdir, "schedule")
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
@@ -221,9 +222,12 @@ def test_harness_guestless_tests_run_beside_exclusive_ones(logdir):
         with open(os.path.join(out, fn)) as f:
             seen[fn[:-len(".json")]] = json.load(f)
     lines = p.stdout.splitlines()
-    missing = {"exclusive", "guestless", "plain", "guestless_boots"} - set(seen)
+    missing = {"alone", "exclusive", "guestless", "plain", "guestless_boots"} - set(seen)
     assert not missing, f"these did not run: {missing} (see {logdir}/run.log)"
     ex, gl, plain = seen["exclusive"], seen["guestless"], seen["plain"]
+    alone = seen["alone"]
+    beside = [n for n, t in seen.items()
+              if n != "alone" and t["start"] < alone["end"] and t["end"] > alone["start"]]
     boots = [l for l in lines if l.startswith("  FAIL test_schedule.test_schedule_guestless_boots ")]
     return [
         ("the guestless test ran while the exclusive one did",
@@ -236,10 +240,12 @@ def test_harness_guestless_tests_run_beside_exclusive_ones(logdir):
          f"guestless {gl['guard']!r}, exclusive {ex['guard']!r}, plain {plain['guard']!r}"),
         ("the unmarked test started after the exclusive one ended", plain["start"] >= ex["end"],
          f"exclusive {ex}, plain {plain}"),
+        ("nothing ran beside the test marked alone", not beside,
+         f"beside it: {beside}"),
         ("a guestless test that boots a board fails, saying so",
          bool(boots) and GUESTLESS_BOOTS in boots[0], f"its line: {boots}"),
-        ("the run ends '3 passed, 1 failed' and exits 1",
-         lines[-1:] == ["3 passed, 1 failed"] and p.returncode == 1,
+        ("the run ends '4 passed, 1 failed' and exits 1",
+         lines[-1:] == ["4 passed, 1 failed"] and p.returncode == 1,
          f"ended {lines[-1:]!r}, exit {p.returncode}"),
     ]
 

@@ -19,6 +19,13 @@ def record(name, seconds):
                    "guard": os.environ.get(GUESTLESS_ENV)}, f)
 
 
+def test_schedule_alone(logdir):
+    record("alone", 3)
+
+
+test_schedule_alone.alone = True
+
+
 def test_schedule_exclusive(logdir):
     record("exclusive", 8)
 
