@@ -135,6 +135,9 @@ class Board:
                                  "beside the exclusive tests) but boots a board")
         self.logdir = logdir
         self.autoneg_ms = autoneg_ms
+        # how long the guest has to answer as the board stops: a guest
+        # just out of a flood on the test kernel can be slow
+        self.answer_bound = 60
         self.images = images or IMAGES
         self.dtb = dtb or os.path.join(self.images, "versatile-pb-encx24j600.dtb")
         self.name = name
@@ -344,8 +347,7 @@ class Board:
         pass."""
         problems = []
         try:
-            # a guest just out of a flood on the test kernel can be slow
-            self.run("true", timeout=60)
+            self.run("true", timeout=self.answer_bound)
         except (OSError, ValueError, GuestError) as e:
             return [], [f"the guest did not answer at the end of the test, "
                         f"so its kernel log and leaks were not checked: {first_line(e)}"]
