@@ -31,6 +31,10 @@ QEMU_MACHINE=versatilepb
 # Guest userland: Debian armel packages extracted into the initramfs.
 GUEST_ARCH=armel
 GUEST_PACKAGES="busybox-static dash iperf3 ethtool iproute2"
+# What the guest runs of them besides busybox and dash (paths in the
+# guest); the rest, and what only the rest needs, is left out of the
+# initramfs (scripts/guest-prune.py)
+GUEST_PROGRAMS="bin/ip bin/ss sbin/ethtool usr/bin/iperf3"
 
 # U-Boot image load/entry address for the zImage (start of RAM + 32 KiB).
 UIMAGE_LOADADDR=0x00008000

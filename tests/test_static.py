@@ -1,15 +1,18 @@
 """Static checks of the code that is not the driver itself (the driver's
 own are in test_driver_build): the KUnit modules build W=1 and sparse
-clean, the overlay compiles without a dtc warning, and each C file the
-QEMU series touches compiles without a warning."""
+clean, the overlay compiles without a dtc warning, each C file the QEMU
+series touches compiles without a warning, and the guest holds what it
+runs."""
 import glob
 import json
 import os
 import re
 import shlex
+import shutil
+import stat
 import subprocess
 
-from lib.board import BUILD, KERNEL_SRC, KFLAVOR, KSUF
+from lib.board import BUILD, KERNEL_SRC, KFLAVOR, KSUF, versions_sh
 from lib.proc import BUILD_NICE
 
 # No board boots here: these run beside the exclusive tests (run.py)
@@ -173,6 +176,70 @@ def test_rpi_overlay_merges_into_the_boards_dtbs(logdir):
 
 
 test_rpi_overlay_merges_into_the_boards_dtbs.every_kernel = True
+
+
+# where the guest's dynamic linker looks; the directories of programs
+GUEST_LIB_DIRS = ["lib/arm-linux-gnueabi", "usr/lib/arm-linux-gnueabi", "lib", "usr/lib"]
+GUEST_BIN_DIRS = ["bin", "sbin", "usr/bin", "usr/sbin"]
+
+
+def guest_tree_problems(tree, programs):
+    """What the guest's tree lacks or holds beyond what it runs: a program
+    missing, a library an ELF file needs that no directory holds, a
+    program that is not one of `programs` (scripts/guest-prune.py left it
+    in)."""
+    problems = []
+    for prog in programs:
+        if not os.path.isfile(os.path.join(tree, prog)):
+            problems.append(f"{prog} missing")
+    for dirpath, _, files in os.walk(tree):
+        for name in files:
+            full = os.path.join(dirpath, name)
+            rel = os.path.relpath(full, tree)
+            # programs and libraries: no link, device node or module
+            if not stat.S_ISREG(os.lstat(full).st_mode) or name.endswith(".ko"):
+                continue
+            with open(full, "rb") as f:
+                if f.read(4) != b"\x7fELF":
+                    continue
+            if os.path.dirname(rel) in GUEST_BIN_DIRS and rel not in programs:
+                problems.append(f"{rel}: a program the guest does not run")
+            out = subprocess.run(["arm-linux-gnueabi-readelf", "-d", full],
+                                 capture_output=True, text=True, timeout=30).stdout
+            for lib in re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", out):
+                # the library links of an armel tree are relative
+                if not any(os.path.exists(os.path.join(tree, d, lib)) for d in GUEST_LIB_DIRS):
+                    problems.append(f"{rel} needs {lib}, which the guest lacks")
+    return problems
+
+
+def test_guest_holds_what_it_runs_and_only_that(logdir):
+    """The guest's tree (the initramfs) has busybox, dash and the programs
+    of GUEST_PROGRAMS, every library any ELF file in it needs, and no
+    other program (perl, dpkg and the like went: every megabyte costs
+    each boot time to unpack).  The check first fails a tree without libc
+    and one with perl left in."""
+    programs = ["bin/busybox", "bin/dash"] + versions_sh("GUEST_PROGRAMS").split()
+    tree = os.path.join(BUILD, "rootfs", f"tree{KSUF}")
+    assert os.path.isdir(tree), f"{tree} missing: build the initramfs first (make images)"
+    planted = os.path.join(logdir, "planted")
+    shutil.rmtree(planted, ignore_errors=True)
+    shutil.copytree(tree, planted, symlinks=True)
+    libc = os.path.join(planted, "lib", "arm-linux-gnueabi", "libc.so.6")
+    os.remove(libc)
+    shutil.copy(os.path.join(tree, "bin", "dash"), os.path.join(planted, "usr", "bin", "perl"))
+    found = guest_tree_problems(planted, programs)
+    assert any("needs libc.so.6" in p for p in found), f"a tree without libc passes: {found}"
+    assert "usr/bin/perl: a program the guest does not run" in found, \
+        f"a tree with perl passes: {found}"
+    shutil.rmtree(planted)
+    problems = guest_tree_problems(tree, programs)
+    assert not problems, f"the guest's tree ({tree}):\n" + "\n".join(problems)
+    size = sum(os.lstat(os.path.join(d, f)).st_size for d, _, fs in os.walk(tree) for f in fs)
+    return f"{' '.join(programs)}: {size / 2**20:.1f} MiB in all"
+
+
+test_guest_holds_what_it_runs_and_only_that.every_kernel = True
 
 
 QEMU_OBJ = os.path.join(BUILD, "qemu", "obj")
