@@ -98,7 +98,7 @@ test:
 	@$(S)/test.sh
 
 clean:
-	rm -rf build/test-logs build/driver* build/kunit* build/images* build/rootfs/tree* build/rootfs/modules* build/rootfs/initramfs*
+	rm -rf build/test-logs build/test-cache build/driver* build/kunit* build/images* build/rootfs/tree* build/rootfs/modules* build/rootfs/initramfs*
 
 distclean:
 	rm -rf build

@@ -419,6 +419,9 @@ def main():
     if board.KVER not in board.LINUX_VERSIONS:
         ap.error(f"KVER {board.KVER}: not one of {' '.join(board.LINUX_VERSIONS)}")
 
+    # the run its tests belong to, for what they share (test_upstream's
+    # series): its children, and the runs its tests start, inherit it
+    os.environ.setdefault("ENC_TEST_RUN", f"{os.getpid()}-{time.time_ns()}")
     where = os.path.abspath(args.dir)
     every_test = discover(where)
     tests = [(n, f) for n, f in every_test if args.k in n

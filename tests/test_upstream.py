@@ -6,6 +6,8 @@ repository's sources by scripts/export-upstream.sh and never stored;
 patches/qemu is made from the model's sources in qemu/ by
 scripts/qemu-series.py; patches/linux (fixes the board needs) is written
 by hand."""
+import contextlib
+import fcntl
 import filecmp
 import glob
 import json
@@ -59,12 +61,62 @@ def scratch(logdir, prefix):
     return tempfile.mkdtemp(prefix=prefix, dir=root)
 
 
-def make_series(logdir):
-    """make upstream's series, made afresh into the log directory."""
-    out = scratch(logdir, "upstream-")
+# What the tests of a run share: one export of the series (run.py names the
+# run in ENC_TEST_RUN for its children) and Debian's tarballs decompressed
+# once.  The tests only read them; each tree is still a fresh extraction.
+CACHE = os.path.join(BUILD, "test-cache")
+
+
+@contextlib.contextmanager
+def cache_lock():
+    """The cache's lock: the tests of a run -j fill it one at a time."""
+    os.makedirs(CACHE, exist_ok=True)
+    with open(os.path.join(CACHE, ".lock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def export_series(out):
     p = run(["bash", os.path.join(TOP, "scripts", "export-upstream.sh"), out])
     assert p.returncode == 0, f"export-upstream.sh failed:\n{p.stderr[-1500:]}"
     return out
+
+
+def make_series(logdir):
+    """make upstream's series, made afresh once per run of the suite (the
+    export fixes authors and dates: the same sources give the same
+    series), or into the log directory outside a run."""
+    run_id = os.environ.get("ENC_TEST_RUN")
+    if not run_id:
+        return export_series(scratch(logdir, "upstream-"))
+    out = os.path.join(CACHE, f"series-{run_id}")
+    with cache_lock():
+        if not os.path.exists(os.path.join(out, ".made")):
+            for old in glob.glob(os.path.join(CACHE, "series-*")):
+                shutil.rmtree(old)
+            export_series(out)
+            open(os.path.join(out, ".made"), "w").close()
+    return out
+
+
+def source_tar(kver):
+    """Debian's tree for kver as a plain tar, decompressed once and kept
+    while the package's tarball is the same: a few paths are extracted
+    from it in a read through, where the .tar.xz is decompressed whole for
+    each."""
+    xz = f"/usr/src/linux-source-{kver}.tar.xz"
+    st = os.stat(xz)
+    tar = os.path.join(CACHE, f"linux-source-{kver}-{st.st_size}-{int(st.st_mtime)}.tar")
+    with cache_lock():
+        if not os.path.exists(tar):
+            for old in glob.glob(os.path.join(CACHE, f"linux-source-{kver}-*.tar")):
+                os.remove(old)
+            with open(tar + ".part", "wb") as f:
+                p = subprocess.run(["xz", "-dc", xz], stdout=f, stderr=subprocess.PIPE,
+                                   timeout=600)
+            assert p.returncode == 0, f"xz -dc {xz}: {p.stderr.decode(errors='replace')}"
+            os.rename(tar + ".part", tar)
+    return tar
 
 
 def patches_of(series_dir):
@@ -100,7 +152,7 @@ def applied_netdev(logdir):
 
 
 def apply_series(tree, kver, paths, patches):
-    p = run(["tar", "-xf", f"/usr/src/linux-source-{kver}.tar.xz", "-C", tree,
+    p = run(["tar", "-xf", source_tar(kver), "-C", tree,
              "--strip-components=1"] + [f"linux-source-{kver}/{x}" for x in paths])
     assert p.returncode == 0, p.stderr
     for c in (["init", "-q"], ["add", "-A", "-f"],
