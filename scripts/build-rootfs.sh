@@ -24,25 +24,37 @@ mirrors() {
 }
 
 # Stage 1: the extracted packages, rebuilt only when the list changes.
-base_hash=$(INPUTS_EXTRA="$DEBIAN_SUITE $GUEST_ARCH $GUEST_PACKAGES $GUEST_PROGRAMS" \
-	inputs_hash "$TOP/scripts/build-rootfs.sh" "$TOP/scripts/guest-prune.py")
-if ! stamp_ok "$RDIR/.base-stamp" "$base_hash"; then
+PKGS=$RDIR/packages
+pkgs_hash=$(INPUTS_EXTRA="$DEBIAN_SUITE $GUEST_ARCH $GUEST_PACKAGES" inputs_hash)
+if ! stamp_ok "$RDIR/.packages-stamp" "$pkgs_hash"; then
 	mapfile -t srcs < <(mirrors)
 	[ ${#srcs[@]} -gt 0 ] || die "no Debian $DEBIAN_SUITE mirror configured in apt"
-	rm -rf "$BASE"
+	rm -rf "$PKGS"
 	run_step "extracting Debian $GUEST_ARCH packages: $GUEST_PACKAGES" "$LOGS/rootfs-mmdebstrap.log" \
 		mmdebstrap --variant=extract --architectures="$GUEST_ARCH" \
-		--include="${GUEST_PACKAGES// /,}" "$DEBIAN_SUITE" "$BASE" "${srcs[@]}"
-	# Nothing in the guest runs perl (debconf pulls it in), reads docs or
-	# converts charsets; leaving them out halves the initramfs.
+		--include="${GUEST_PACKAGES// /,}" "$DEBIAN_SUITE" "$PKGS" "${srcs[@]}"
+	stamp_set "$RDIR/.packages-stamp" "$pkgs_hash"
+fi
+
+# Stage 1b: of them, what the guest runs, rebuilt when that changes.
+base_hash=$(INPUTS_EXTRA="$pkgs_hash $GUEST_PROGRAMS" \
+	inputs_hash "$TOP/scripts/build-rootfs.sh" "$TOP/scripts/guest-prune.py")
+if ! stamp_ok "$RDIR/.base-stamp" "$base_hash"; then
+	rm -rf "$BASE"
+	cp -a "$PKGS" "$BASE"
+	# Nothing in the guest reads docs or converts charsets.
 	rm -rf "$BASE"/usr/share/doc "$BASE"/usr/share/man "$BASE"/usr/share/locale \
-		"$BASE"/usr/share/perl* "$BASE"/usr/lib/*/perl* "$BASE"/usr/lib/*/libperl* \
-		"$BASE"/usr/lib/*/gconv "$BASE"/var/cache/apt "$BASE"/var/lib/apt/lists
+		"$BASE"/usr/share/perl* "$BASE"/usr/lib/*/perl* "$BASE"/usr/lib/*/gconv \
+		"$BASE"/var/cache/apt "$BASE"/var/lib/apt/lists
+	# The guest's /bin/sh (dash: busybox's ash would run its applets even
+	# where PATH names the Debian tool), before the prune looks for the
+	# shell scripts' interpreter
+	ln -sf dash "$BASE/bin/sh"
 	# Of the programs, only what the guest runs and what it loads: perl,
-	# dpkg, debconf and passwd's tools came as dependencies.  28 MB to 13:
+	# dpkg, debconf and passwd's tools came as dependencies.  28 MB to 14:
 	# a test-kernel boot unpacks the initramfs some 0.8 s sooner.
 	python3 "$TOP/scripts/guest-prune.py" "$BASE" "${LINUX_CROSS}readelf" \
-		bin/busybox bin/dash $GUEST_PROGRAMS >"$LOGS/rootfs-prune.log" ||
+		bin/busybox bin/dash $GUEST_PROGRAMS >"$LOGS/rootfs-prune.log" 2>&1 ||
 		die "pruning the guest failed (log: $LOGS/rootfs-prune.log)"
 	stamp_set "$RDIR/.base-stamp" "$base_hash"
 fi
@@ -74,9 +86,6 @@ assemble() {
 	cp -a "$BASE" "$TREE"
 	local t=$TREE
 	install -m 0755 "$TOP/guest/init" "$t/init"
-	# dash's maintainer script would make /bin/sh; nothing runs those here.
-	# dash, unlike busybox's ash, runs what PATH names (the Debian tools).
-	ln -sf dash "$t/bin/sh"
 	install -m 0644 "$TOP/guest/profile" "$t/etc/profile"
 	mkdir -p "$t/usr/local/bin"
 	install -m 0755 "$TOP"/guest/bin/* "$t/usr/local/bin/"

@@ -21,28 +21,37 @@ import sys
 LIB_DIRS = ["lib/arm-linux-gnueabi", "usr/lib/arm-linux-gnueabi", "lib", "usr/lib"]
 # the dynamic linker itself, which no DT_NEEDED names
 LOADERS = ["lib/ld-linux.so.3"]
+# what glibc loads by name, kept where the packages have it: libgcc_s for
+# pthread_cancel (a threaded iperf3, 3.16 on)
+DLOPENED = ["lib/arm-linux-gnueabi/libgcc_s.so.1"]
 NEEDED = re.compile(r"\(NEEDED\)\s+Shared library: \[(.+?)\]")
 
 
 def resolve(root, rel):
-    """The path in root that rel names, its symlinks followed inside root
-    (an absolute target is root's, not the host's); None if nothing is
-    there."""
-    path, seen = rel.lstrip("/"), 0
-    while True:
-        full = os.path.join(root, path)
+    """The path in root that rel names, every symlink on the way followed
+    inside root, as the guest will see it (an absolute target is root's,
+    not the host's); None if nothing is there."""
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    path, links = [], 0
+    while parts:
+        part = parts.pop(0)
+        if part == "..":
+            path = path[:-1]
+            continue
+        full = os.path.join(root, *path, part)
+        if os.path.islink(full):
+            links += 1
+            if links > 40:
+                return None
+            target = os.readlink(full)
+            if target.startswith("/"):
+                path = []
+            parts = [p for p in target.split("/") if p not in ("", ".")] + parts
+            continue
         if not os.path.lexists(full):
             return None
-        if not os.path.islink(full):
-            return os.path.normpath(path)
-        seen += 1
-        if seen > 40:
-            return None
-        target = os.readlink(full)
-        path = os.path.normpath(target.lstrip("/") if target.startswith("/")
-                                else os.path.join(os.path.dirname(path), target))
-        if path.startswith(".."):
-            return None
+        path.append(part)
+    return "/".join(path)
 
 
 def is_elf(full):
@@ -74,7 +83,8 @@ def needed(readelf, full):
 
 def closure(root, readelf, programs):
     """The files (paths in root) the programs are and load."""
-    keep, todo = set(), list(programs) + LOADERS
+    keep = set()
+    todo = list(programs) + LOADERS + [d for d in DLOPENED if resolve(root, d)]
     while todo:
         rel = todo.pop()
         path = resolve(root, rel)
@@ -97,7 +107,7 @@ def main():
         raise SystemExit(__doc__.split("\n\n")[0])
     root, readelf, programs = sys.argv[1], sys.argv[2], sys.argv[3:]
     keep = closure(root, readelf, programs)
-    removed, freed = set(), 0
+    removed, freed = set(), {}
     # the ELF files first, then the scripts whose interpreter went
     for orphan in (is_elf, lambda full: orphan_script(root, full)):
         for dirpath, _, files in os.walk(root):
@@ -105,7 +115,8 @@ def main():
                 full = os.path.join(dirpath, name)
                 rel = os.path.relpath(full, root)
                 if rel not in keep and orphan(full):
-                    freed += os.lstat(full).st_size
+                    st = os.lstat(full)
+                    freed[(st.st_dev, st.st_ino)] = st.st_size     # a hardlink once
                     os.remove(full)
                     removed.add(rel)
     # then the links that led to what was removed, and to those links (the
@@ -120,15 +131,18 @@ def main():
                     continue
                 rel = os.path.relpath(full, root)
                 target = os.readlink(full)
-                path = os.path.normpath(target.lstrip("/") if target.startswith("/")
-                                        else os.path.join(os.path.dirname(rel), target))
-                if path in removed:
+                # where it points, its directory resolved inside root
+                where = target if target.startswith("/") else \
+                    os.path.join(os.path.dirname(rel), target)
+                parent = resolve(root, os.path.dirname(where))
+                if parent is not None and \
+                        os.path.join(parent, os.path.basename(where)) in removed:
                     os.remove(full)
                     removed.add(rel)
                     links += 1
                     more = True
     print(f"kept {len(keep)} files; removed {len(removed) - links} programs, libraries and "
-          f"scripts ({freed // 1024} KiB) and {links} links to them")
+          f"scripts ({sum(freed.values()) // 1024} KiB) and {links} links to them")
 
 
 if __name__ == "__main__":

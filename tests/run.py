@@ -34,10 +34,11 @@ asserts, the benchmark, a build it checks) runs with no other guest beside
 it; those run first.  Beside them, on the core their guest leaves, run
 the tests marked guestless (a test's guestless, or its file's GUESTLESS:
 builds, series, static checks, qtests), niced so that they yield the CPU;
-such a test that boots a board fails (lib/board.py: GUESTLESS_ENV).  A
-test marked alone (the build check: a guestless test's build would race
-it) has nothing beside it.  A child that ends without its counts is a
-failure.
+such a test that boots a board fails (lib/board.py: GUESTLESS_ENV).  The
+tests marked alone run before them all with nothing beside them: the
+build check (a guestless test's build would race it) and the harness
+checks that boot two guests of their own.  A child that ends without its
+counts is a failure.
 """
 import argparse
 import importlib.util
@@ -179,13 +180,13 @@ def run_test(name, fn, logroot, tag=""):
     board.SEEN_SPLATS.clear()
     guestless = getattr(fn, "guestless", False)
     try:
-        if guestless:
-            os.environ[GUESTLESS_ENV] = name
         try:
+            if guestless:
+                os.environ[GUESTLESS_ENV] = name
             note = fn(logdir)
         finally:
-            if guestless:
-                del os.environ[GUESTLESS_ENV]
+            # whatever ended the test (its bound too): the next may boot
+            os.environ.pop(GUESTLESS_ENV, None)
         signal.alarm(0)
         allowed = getattr(fn, "allow_splats", ())
         splats = [l for l in board.SEEN_SPLATS if not any(a in l for a in allowed)]
@@ -279,8 +280,9 @@ class Child:
                     "--dir", where, "--counts", self.counts] + \
             (["--every-kernel"] if other_kernel else [])
         if self.guestless:
-            # beside an exclusive test's guest: it gets the CPU first
-            self.cmd = BUILD_NICE + self.cmd
+            # beside an exclusive test's guest: it gets the CPU and the
+            # disk first
+            self.cmd = BUILD_NICE + ["ionice", "-c", "3"] + self.cmd
         # the child keeps the test's own bound and the cleanup's: this one
         # is for a child that hangs beyond both
         self.bound = getattr(fn, "timeout", DEFAULT_TIMEOUT) + 2 * CLEANUP_BOUND
@@ -347,11 +349,11 @@ def may_start(child, running, jobs):
 
 
 def run_children(children, jobs):
-    """Run the tests `jobs` at a time, the exclusive ones first, each with
-    no other guest beside it: the guestless ones meanwhile.  Returns the
+    """Run the tests `jobs` at a time: those marked alone first, each with
+    nothing beside it; then the exclusive ones, each with no other guest
+    beside it, the guestless ones meanwhile; then the rest.  Returns the
     (passed, failed, skipped) of them all."""
-    # exclusive, then guestless (beside them), then the rest
-    pending = sorted(children, key=lambda c: (not c.exclusive, not c.guestless))
+    pending = sorted(children, key=lambda c: (not c.alone, not c.exclusive, not c.guestless))
     running = []
     passed = failed = skipped = 0
     started = 0
@@ -366,7 +368,7 @@ def run_children(children, jobs):
                 pending.remove(child)
                 started += 1
                 print(f"[{started}/{len(children)}] {child.name} ..."
-                      + (" (exclusive)" if child.exclusive else
+                      + (" (alone)" if child.alone else " (exclusive)" if child.exclusive else
                          " (guestless, niced)" if child.guestless else ""), flush=True)
                 # a stop between the fork and the list would leave it
                 # running, unknown to the cleanup below

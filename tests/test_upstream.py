@@ -17,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 
 from lib.board import BUILD, Board, versions_sh
 from lib.proc import BUILD_NICE, run_script
@@ -92,8 +93,10 @@ def make_series(logdir):
     out = os.path.join(CACHE, f"series-{run_id}")
     with cache_lock():
         if not os.path.exists(os.path.join(out, ".made")):
+            # earlier runs' (a day old: not a run that goes on beside)
             for old in glob.glob(os.path.join(CACHE, "series-*")):
-                shutil.rmtree(old)
+                if time.time() - os.path.getmtime(old) > 86400:
+                    shutil.rmtree(old, ignore_errors=True)
             export_series(out)
             open(os.path.join(out, ".made"), "w").close()
     return out
@@ -111,10 +114,14 @@ def source_tar(kver):
         if not os.path.exists(tar):
             for old in glob.glob(os.path.join(CACHE, f"linux-source-{kver}-*.tar")):
                 os.remove(old)
-            with open(tar + ".part", "wb") as f:
-                p = subprocess.run(["xz", "-dc", xz], stdout=f, stderr=subprocess.PIPE,
-                                   timeout=600)
-            assert p.returncode == 0, f"xz -dc {xz}: {p.stderr.decode(errors='replace')}"
+            try:
+                with open(tar + ".part", "wb") as f:
+                    p = subprocess.run(["xz", "-dc", xz], stdout=f, stderr=subprocess.PIPE,
+                                       timeout=600)
+                assert p.returncode == 0, f"xz -dc {xz}: {p.stderr.decode(errors='replace')}"
+            except BaseException:
+                os.remove(tar + ".part")
+                raise
             os.rename(tar + ".part", tar)
     return tar
 
