@@ -9,18 +9,26 @@ import time
 from lib.board import GUESTLESS_ENV, Board
 
 
-def record(name, seconds, until=None):
-    """Write when the test ran, after `seconds`, or once `until` (another
-    test's record) is there, 120 s at most: a niced child may be slow to
+def wait_for(out, name):
+    """Until `name` is in out, 120 s at most: a niced child may be slow to
     start on a loaded machine."""
+    end = time.monotonic() + 120
+    while not os.path.exists(os.path.join(out, name)) and time.monotonic() < end:
+        time.sleep(0.1)
+
+
+def record(name, seconds, until=None, after=None):
+    """Write when the test ran: from its start (once `after`, another
+    test, has started) to the end of `seconds`, or to once `until`,
+    another test, has ended."""
     out = os.environ.get("ENC_SCHEDULE_OUT")
     assert out, "run by test_harness with ENC_SCHEDULE_OUT set"
+    if after:
+        wait_for(out, f"{after}.started")
     start = time.time()
+    open(os.path.join(out, f"{name}.started"), "w").close()
     if until:
-        end = time.monotonic() + 120
-        while not os.path.exists(os.path.join(out, f"{until}.json")) \
-                and time.monotonic() < end:
-            time.sleep(0.1)
+        wait_for(out, f"{until}.json")
         time.sleep(0.5)     # beyond the other's own end
     time.sleep(seconds)
     with open(os.path.join(out, f"{name}.json"), "w") as f:
@@ -44,7 +52,9 @@ test_schedule_exclusive.exclusive = True
 
 
 def test_schedule_guestless(logdir):
-    record("guestless", 0.5)
+    # once the exclusive test is under way: both started at once, either
+    # child may be the slower to get there
+    record("guestless", 0.5, after="exclusive")
 
 
 test_schedule_guestless.guestless = True
