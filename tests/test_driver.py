@@ -871,8 +871,8 @@ def test_driver_rx_bursts_fit_the_controllers_transfers(logdir):
     RX reset.  A controller a byte too short is refused at probe, saying
     why."""
     with boot(logdir, name="short", params=f"max_transfer={SHORT_TRANSFER}") as b:
-        b.wait_quiet()
-        e0, l0, s0, big0 = ethtool_stats(b), link_stats(b), b.stats(), udp_no_ports(b)
+        s0, (e0, l0, big0) = b.quiet_reading(
+            lambda: (ethtool_stats(b), link_stats(b), udp_no_ports(b)))
         stop = threading.Event()
         flood = threading.Thread(target=udp_flood, args=(b, stop), daemon=True)
         flood.start()
@@ -882,8 +882,9 @@ def test_driver_rx_bursts_fit_the_controllers_transfers(logdir):
         finally:
             stop.set()
             flood.join()
-        st = b.wait_quiet(timeout=30)
-        e1, l1, big = ethtool_stats(b), link_stats(b), udp_no_ports(b) - big0
+        st, (e1, l1, big) = b.quiet_reading(
+            lambda: (ethtool_stats(b), link_stats(b), udp_no_ports(b)), timeout=30)
+        big -= big0
         reads0, reads1 = s0["classes"]["sram-read"], st["classes"]["sram-read"]
         bursts = reads1["transactions"] - reads0["transactions"]
         nbytes = reads1["bytes"] - reads0["bytes"]

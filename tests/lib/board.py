@@ -602,6 +602,27 @@ class Board:
                 raise GuestError(f"the bus did not go quiet for {quiet_s} s within {timeout} s")
             last = now
 
+    # the model's counters of frames, each way
+    FRAME_COUNTERS = ("rx-frames", "rx-filtered", "rx-dropped", "rx-wire-dropped", "tx-frames")
+
+    def quiet_reading(self, read, timeout=20):
+        """The model's counters and read()'s (the guest's own counters) at
+        one quiet instant: the bus idle (wait_quiet), and no frame taken
+        or sent while read() ran.  A frame between the two readings (the
+        answer to an ARP refresh or a router solicitation the guest sent
+        on its own) would count on one side only.  Returns (the model's
+        counters, what read() returned)."""
+        end = time.monotonic() + timeout
+        while True:
+            st = self.wait_quiet(timeout=max(1.0, end - time.monotonic()))
+            got = read()
+            now = self.stats()
+            if all(now.get(k) == st.get(k) for k in self.FRAME_COUNTERS):
+                return st, got
+            if time.monotonic() > end:
+                raise GuestError(f"frames kept moving while the guest's counters were read "
+                                 f"for {timeout} s")
+
     def frames_accounted(self, st=None):
         """Frames the model took from its network backend and did something
         with: stored in the ring, filtered, dropped (MAC, full ring) or
