@@ -13,8 +13,9 @@ A driver that stops answering at a point is recorded as wedged there, the
 higher rates of that series as wedged without running them (a driver
 that does not survive 5 Mbit/s does not survive 10), and the next series
 gets a new board.  A point whose iperf3 run failed while the guest still
-answers is recorded as failed, and the series goes on.  Either way the
-driver did not survive the point ("wedged" in the results).
+answers is recorded as failed, and the series goes on; on a new board if
+the run never ended (its guest is in doubt).  Either way the driver did
+not survive the point ("wedged" in the results).
 """
 import os
 import statistics
@@ -42,6 +43,11 @@ DATA_STARTED_FRAMES = 16
 # A reading of the guest's /proc/stat (a command on its console) that
 # takes longer is not at the window's edge: no CPU figure from it
 CPU_READ_MAX_S = 0.5
+# A point's iperf3 run that has not ended this long after its seconds
+# never will: a healthy guest ends one within a second, and the in-tree
+# driver's interrupt thread at RX saturation leaves its guest some 5% of
+# the CPU ("sched: RT throttling activated") for as long as it is flooded
+RUN_GRACE_S = 15
 
 # Per point, each a median over the repeats with its min and max
 METRICS = ["sent_mbps", "delivered_mbps", "pps", "offered_frames", "delivered_frames",
@@ -65,6 +71,12 @@ class Lost(Wedged):
 
 class PointError(Exception):
     """The point failed, but the guest still answers."""
+
+
+class Unfinished(PointError):
+    """The point's run did not end within its grace (RUN_GRACE_S), though
+    the guest still answers a command: a guest in doubt, which the next
+    point would first wait for."""
 
 
 def frames_key(dirn):
@@ -111,7 +123,8 @@ def run_point(b, dirn, payload, rate, seconds, iperf3, model_delta):
 
     def client():
         try:
-            out.append(iperf3(b.iperf_port, *args, seconds=seconds))
+            out.append(iperf3(b.iperf_port, *args, seconds=seconds,
+                              timeout_extra=RUN_GRACE_S))
         except Exception as e:  # noqa: BLE001 (reported below)
             out.append(e)
     t = threading.Thread(target=client)
@@ -149,6 +162,8 @@ def run_point(b, dirn, payload, rate, seconds, iperf3, model_delta):
             else type(out[0]).__name__
         if not guest_answers(b):
             raise Wedged(msg)
+        if isinstance(out[0], subprocess.TimeoutExpired):
+            raise Unfinished(msg)
         raise PointError(msg)
     if not guest_answers(b):
         raise Wedged("the guest did not answer after the point")
@@ -236,7 +251,7 @@ def run_repeat(name, boot, rates, payloads, seconds, extras, log, iperf3, model_
             except Exception as e:  # noqa: BLE001 (a result, not a crash)
                 log(f"    {name} {k}: FAILED: {first_line(e)}")
                 extra[k] = {"error": first_line(e)}
-                if not guest_answers(bd):
+                if isinstance(e, Unfinished) or not guest_answers(bd):
                     fresh(lost=True, again=False)
         for dirn in DIRECTIONS:
             for payload in payloads:
@@ -271,6 +286,11 @@ def run_repeat(name, boot, rates, payloads, seconds, extras, log, iperf3, model_
                     except PointError as e:
                         samples[key] = {"error": str(e)}
                         log(f"    {name} {dirn} {payload} B {rate_label(rate)}: FAILED: {e}")
+                        if isinstance(e, Unfinished):
+                            # the next point on a new board, not after
+                            # waiting for this one's guest
+                            log(f"    {name}: the run did not end: a new board")
+                            fresh(lost=True, again=False)
                     except Exception as e:  # noqa: BLE001 (Wedged, or the board failed)
                         if not isinstance(e, Wedged) and guest_answers(bd):
                             # the harness failed, not the driver: the

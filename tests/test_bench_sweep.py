@@ -4,6 +4,7 @@ series gets a new board; verdicts follow the spreads; the report and the
 charts come out.  (The real runs are test_bench's.)"""
 import contextlib
 import os
+import subprocess
 import sys
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -53,7 +54,8 @@ def model_delta(a, b):
 
 
 def make_iperf3(boards):
-    def iperf3(port, *args, seconds):
+    def iperf3(port, *args, seconds, timeout_extra):
+        assert timeout_extra == sw.RUN_GRACE_S, timeout_extra
         b = boards[-1]
         rate = args[args.index("-b") + 1]
         dirn = "tx" if "-R" in args else "rx"
@@ -136,6 +138,51 @@ def test_sweep_point_after_a_dying_board_gets_a_new_one(logdir):
     assert len(boards) == 2, len(boards)
 
 
+def test_sweep_run_that_never_ends_fails_the_point_and_the_board_is_replaced(logdir):
+    """A point whose iperf3 run does not end within its grace while the
+    guest still answers a command (the in-tree driver's RX at saturation:
+    a guest left some 5% of its CPU) is recorded as failed, not wedged; the
+    next point runs on a new board at once, and the old one is asked for
+    nothing more (an iperf server it would not start in time)."""
+    boards = []
+
+    class Starved(FakeBoard):
+        asked_after = 0
+
+        def run(self, cmd, timeout=30, check=True):
+            if self.dead:
+                if cmd == "true":
+                    return 0, ""        # a short command gets through
+                self.asked_after += 1
+            return super().run(cmd, timeout, check)
+
+    @contextlib.contextmanager
+    def boot(name):
+        boards.append(Starved(None))
+        yield boards[-1]
+
+    good = make_iperf3(boards)
+
+    def iperf3(port, *args, seconds, timeout_extra):
+        if "-R" not in args and args[args.index("-b") + 1] == f"{sw.SATURATION_MBPS}M":
+            boards[-1].dead = True
+            raise subprocess.TimeoutExpired(["iperf3", *args], seconds + timeout_extra)
+        return good(port, *args, seconds=seconds, timeout_extra=timeout_extra)
+    rates, payloads = [2, None], [1472, 64]
+    samples, _ = sw.run_repeat("in-tree", boot, rates, payloads, 0.01, [], lambda m: None,
+                               iperf3, model_delta)
+    for payload in payloads:
+        s = samples[("rx", payload, None)]
+        assert "timed out" in s.get("error", ""), s
+        assert "transactions_per_frame" in samples[("rx", payload, 2)], samples
+    assert "transactions_per_frame" in samples[("tx", 1472, 2)], samples
+    # one board per unfinished run, then one for the TX series
+    assert len(boards) == 3, len(boards)
+    assert [b.asked_after for b in boards] == [0, 0, 0], [b.asked_after for b in boards]
+    p = sw.aggregate({"in-tree": [samples]}, rates, payloads)["in-tree"]["rx"]["1472"][1]
+    assert (p["failed_runs"], p["wedged_runs"]) == (1, 0), p
+
+
 def test_sweep_harness_error_is_not_a_wedge(logdir):
     """A point that fails in the harness (here: iperf3's report lacks a
     field) while the guest still answers is recorded as failed, not as the
@@ -149,8 +196,8 @@ def test_sweep_harness_error_is_not_a_wedge(logdir):
 
     good = make_iperf3(boards)
 
-    def iperf3(port, *args, seconds):
-        r = good(port, *args, seconds=seconds)
+    def iperf3(port, *args, seconds, timeout_extra):
+        r = good(port, *args, seconds=seconds, timeout_extra=timeout_extra)
         if args[args.index("-b") + 1] == "2M" and "-R" not in args:
             del r["end"]["sum_received"]["packets"]
         return r
