@@ -284,7 +284,8 @@ def run_repeat(name, boot, rates, payloads, seconds, extras, log, iperf3, model_
                                s['transactions_per_frame'] is not None else "n/a")
                             + " transactions/frame")
                     except PointError as e:
-                        samples[key] = {"error": str(e)}
+                        samples[key] = {"error": str(e),
+                                        "unfinished": isinstance(e, Unfinished)}
                         log(f"    {name} {dirn} {payload} B {rate_label(rate)}: FAILED: {e}")
                         if isinstance(e, Unfinished):
                             # the next point on a new board, not after

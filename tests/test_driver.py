@@ -122,7 +122,9 @@ def udp_saturation(b, reverse, seconds=6, window=(1.5, 4.5), rate="100M", length
     b.run("iperf-server")
     b.wait_quiet()
     b.reset_stats()
-    before = link_stats(b)
+    # the guest's counters and the model's at one quiet instant, at both
+    # ends: a frame between the readings would count on one side only
+    s0, before = b.quiet_reading(lambda: link_stats(b))
     args = ["-u", "-b", rate, "-l", str(length)] + (["-R"] if reverse else [])
     result = []
 
@@ -141,8 +143,8 @@ def udp_saturation(b, reverse, seconds=6, window=(1.5, 4.5), rate="100M", length
     t.join()
     if isinstance(result[0], AssertionError):
         raise result[0]
-    s = b.wait_quiet()
-    return s, stats_delta(w1, w0), delta(link_stats(b), before)
+    s, after = b.quiet_reading(lambda: link_stats(b))
+    return stats_delta(s, s0), stats_delta(w1, w0), delta(after, before)
 
 
 def no_banked_traffic(s):
@@ -663,7 +665,7 @@ def test_driver_chip_resets_under_tx_flood_account_every_frame(logdir):
     inject_restore_delay_ms widens that window for half the resets."""
     with boot(logdir) as b:
         trace_xmit_start(b)
-        s0, l0, e0 = b.stats(), link_stats(b), ethtool_stats(b)
+        s0, (l0, e0) = b.quiet_reading(lambda: (link_stats(b), ethtool_stats(b)))
         rcvbuf0 = host_udp_rcvbuf_errors()
         # the driver notices a reset at its next status read: the flood
         # makes them, so it outlasts the resets (the test kernel sends a
@@ -694,9 +696,8 @@ def test_driver_chip_resets_under_tx_flood_account_every_frame(logdir):
         # the driver accounts its last frame at its next status read: a
         # ping makes one (its own frames count on both sides)
         ping_ok(b)
-        st = b.wait_quiet()
-        d = delta(link_stats(b), l0)
-        e = delta(ethtool_stats(b), e0)
+        st, (l1, e1) = b.quiet_reading(lambda: (link_stats(b), ethtool_stats(b)))
+        d, e = delta(l1, l0), delta(e1, e0)
         handed = trace_xmit_count(b)
         host_full = host_udp_rcvbuf_errors() - rcvbuf0
         chip = st["tx-frames"] - s0["tx-frames"]
@@ -796,7 +797,7 @@ def test_driver_restore_hands_the_tx_slot_back_once(logdir):
             b.run("rm -f /tmp/go /tmp/done; (while [ ! -e /tmp/go ]; do sleep 0.05; done; "
                   f"iperf3 -c 10.0.2.2 -p {port} -u -b 20M -l 1400 -t 4 >/tmp/iperf.log 2>&1; "
                   "touch /tmp/done) >/dev/null 2>&1 & true")
-            s0, l0 = b.stats(), link_stats(b)
+            s0, l0 = b.quiet_reading(lambda: link_stats(b))
             lost0 = log_count(b, "chip lost its state")
             back0 = log_count(b, "chip reset and reconfigured")
             stop = threading.Event()
@@ -818,8 +819,8 @@ def test_driver_restore_hands_the_tx_slot_back_once(logdir):
             sent = b.out("cat /tmp/iperf.log | tail -4")
             b.run(f"echo 0 > {DEBUGFS}/inject_restore_delay_ms")
             ping_ok(b)
-            st = b.wait_quiet()
-            d = delta(link_stats(b), l0)
+            st, l1 = b.quiet_reading(lambda: link_stats(b))
+            d = delta(l1, l0)
             chip = st["tx-frames"] - s0["tx-frames"]
             assert chip > 100, f"only {chip} frames left the chip: {sent}"
             assert d["tx_packets"] <= chip <= d["tx_packets"] + d["tx_errors"], (
@@ -892,7 +893,11 @@ def test_driver_rx_bursts_fit_the_controllers_transfers(logdir):
         got = l1["rx_packets"] - l0["rx_packets"]
         resets = e1["rx_resets"] - e0["rx_resets"]
         assert resets == 0, f"{resets} RX resets reading through short transfers"
-        assert got == stored, f"the chip stored {stored} frames, the driver delivered {got}"
+        assert got == stored, (
+            f"the chip stored {stored} frames, the driver delivered {got}, with "
+            f"{e1['rx_rewinds'] - e0['rx_rewinds']} rewinds; the guest's rx_packets "
+            f"{l0['rx_packets']} -> {l1['rx_packets']}, the model's rx-frames "
+            f"{s0['rx-frames']} -> {st['rx-frames']}")
         # the opcode and what it reads: SHORT_TRANSFER at most
         assert nbytes <= bursts * SHORT_TRANSFER, \
             f"{bursts} RX bursts moved {nbytes} bytes: longer than {SHORT_TRANSFER}"

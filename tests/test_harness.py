@@ -335,6 +335,7 @@ EVERY_KERNEL_MUST = (
     "test_board.test_module_unload_reload",
     "test_board.test_in_tree_driver_on_the_model", "test_kunit.test_kunit",
     "test_driver_build.test_driver_w1_sparse_clean",
+    "test_driver_build.test_driver_dt_binding_validates",
     "test_static.test_kunit_modules_w1_sparse_clean",
     "test_static.test_rpi_overlay_merges_into_the_boards_dtbs",
 )

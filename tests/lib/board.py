@@ -602,8 +602,11 @@ class Board:
                 raise GuestError(f"the bus did not go quiet for {quiet_s} s within {timeout} s")
             last = now
 
-    # the model's counters of frames, each way
-    FRAME_COUNTERS = ("rx-frames", "rx-filtered", "rx-dropped", "rx-wire-dropped", "tx-frames")
+    # the model's counters of the frames it took from its network backend
+    # (stored, filtered, dropped: MAC, full ring, the link partner's full
+    # port buffer), and of all it counts of frames, each way
+    RX_FRAME_COUNTERS = ("rx-frames", "rx-filtered", "rx-dropped", "rx-wire-dropped")
+    FRAME_COUNTERS = RX_FRAME_COUNTERS + ("tx-frames",)
 
     def quiet_reading(self, read, timeout=20):
         """The model's counters and read()'s (the guest's own counters) at
@@ -617,7 +620,7 @@ class Board:
             st = self.wait_quiet(timeout=max(1.0, end - time.monotonic()))
             got = read()
             now = self.stats()
-            if all(now.get(k) == st.get(k) for k in self.FRAME_COUNTERS):
+            if all(now[k] == st[k] for k in self.FRAME_COUNTERS):
                 return st, got
             if time.monotonic() > end:
                 raise GuestError(f"frames kept moving while the guest's counters were read "
@@ -628,8 +631,7 @@ class Board:
         with: stored in the ring, filtered, dropped (MAC, full ring) or
         dropped by the link partner's full port buffer."""
         st = st or self.stats()
-        return sum(st.get(k, 0) for k in ("rx-frames", "rx-filtered", "rx-dropped",
-                                          "rx-wire-dropped"))
+        return sum(st[k] for k in self.RX_FRAME_COUNTERS)
 
     def wait_frames(self, before, n, timeout=30):
         """Wait until the model has accounted for n more frames than the
