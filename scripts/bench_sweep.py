@@ -53,7 +53,7 @@ RUN_GRACE_S = 15
 METRICS = ["sent_mbps", "delivered_mbps", "pps", "offered_frames", "delivered_frames",
            "frames", "lost", "window_frames",
            "transactions_per_frame", "transactions_per_frame_tail_apart",
-           "spi_bytes_per_frame", "cpu_us_per_frame", "cpu_busy_pct"]
+           "spi_bytes_per_frame", "cpu_us_per_frame", "cpu_busy_pct", "overrun_s"]
 
 
 def rate_label(rate):
@@ -157,6 +157,9 @@ def run_point(b, dirn, payload, rate, seconds, iperf3, model_delta):
     w1 = b.stats()
     window_cpu()
     t.join()
+    # how long past its seconds the run took (iperf3's set-up and
+    # teardown): a good run ends well inside RUN_GRACE_S
+    overrun = time.monotonic() - t0 - seconds
     if isinstance(out[0], Exception):
         msg = str(out[0]).strip().splitlines()[0] if str(out[0]).strip() \
             else type(out[0]).__name__
@@ -200,6 +203,7 @@ def run_point(b, dirn, payload, rate, seconds, iperf3, model_delta):
         "cpu_us_per_frame": busy * 1e6 / USER_HZ / cpu_frames
         if busy is not None and cpu_frames else None,
         "cpu_busy_pct": 100.0 * busy / total if total else None,
+        "overrun_s": overrun,
     }
 
 

@@ -12,6 +12,9 @@ import sys
 from lib.proc import run_script
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+
+import bench_sweep as sw  # noqa: E402
 
 KEYS = ["rx_frames", "tx_frames", "rx_transactions_per_frame", "tx_transactions_per_frame",
         "rx_spi_bytes_per_frame", "tx_spi_bytes_per_frame", "update_bits_ops",
@@ -75,7 +78,7 @@ POINT_KEYS = ["offered_mbps", "delivered_mbps", "pps", "offered_frames", "delive
               "frames", "lost",
               "transactions_per_frame", "transactions_per_frame_min",
               "transactions_per_frame_max", "spi_bytes_per_frame", "repeats", "wedged",
-              "cpu_us_per_frame"]
+              "cpu_us_per_frame", "overrun_s_max"]
 
 
 def sweep_cell(md, names, dirn, payload, rate, name):
@@ -124,6 +127,12 @@ def sweep_problems(res, md):
                         assert 0 < p["delivered_frames"] <= p["offered_frames"], where
                         assert cell.startswith(f"{p['transactions_per_frame']:.3f}"), \
                             f"{where}: the report says '{cell}'"
+                        # a run that ended is cut at RUN_GRACE_S past its
+                        # time: one that ends close to it would be lost
+                        # to a slower host (then the grace is too short)
+                        assert 0 <= p["overrun_s_max"] < sw.RUN_GRACE_S / 2, (
+                            f"{where}: a run ended {p['overrun_s_max']:.1f} s past its time, "
+                            f"the grace is {sw.RUN_GRACE_S} s")
                     else:
                         assert p["wedged"], f"{where}: neither measured nor wedged"
                         label = "saturation" if rate is None else f"{rate} Mbit/s"

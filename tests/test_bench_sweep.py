@@ -6,6 +6,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import time
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
@@ -53,6 +54,10 @@ def model_delta(a, b):
     return out
 
 
+# how long the fake iperf3 takes to return a result
+IPERF3_TAKES_S = 0.1
+
+
 def make_iperf3(boards):
     def iperf3(port, *args, seconds, timeout_extra):
         assert timeout_extra == sw.RUN_GRACE_S, timeout_extra
@@ -64,6 +69,7 @@ def make_iperf3(boards):
         if key == b.wedge_at:
             b.dead = True
             raise RuntimeError("iperf3: control socket has closed unexpectedly")
+        time.sleep(IPERF3_TAKES_S)
         return {"end": {"sum_received": {"bytes": 1_000_000, "seconds": 1.0, "packets": 700,
                                          "lost_packets": 10},
                         "sum_sent": {"bits_per_second": 8e6}}}
@@ -94,6 +100,8 @@ def test_sweep_wedge_recorded_series_go_on_with_a_new_board(logdir):
         s = samples[("tx", 1472, r)]
         assert s["transactions_per_frame"] == 3.0 and s["frames"] > 0, s
         assert s["cpu_busy_pct"] == 20.0, s
+        # the run took IPERF3_TAKES_S where 0.01 s were asked
+        assert IPERF3_TAKES_S - 0.01 <= s["overrun_s"] < IPERF3_TAKES_S + 0.5, s
     sweep = sw.aggregate({"in-tree": [samples, samples]}, rates, payloads)
     pts = sweep["in-tree"]["rx"]["64"]
     assert [p["wedged"] for p in pts] == [False, True, True, True], pts
