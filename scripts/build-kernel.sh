@@ -41,8 +41,13 @@ if ! stamp_ok "$KDIR/.src-stamp" "$src_hash"; then
 			echo "applying ${p##*/}"
 			patch -d "$KDIR/fresh" -p1 --forward --batch <"$p"
 		done
-		rsync -a --checksum --delete "$KDIR/fresh/" "$SRC/"
-		rm -rf "$KDIR/fresh"
+		if rmdir "$SRC" 2>/dev/null; then
+			# nothing to keep timestamps for: no second copy
+			mv "$KDIR/fresh" "$SRC"
+		else
+			rsync -a --checksum --delete "$KDIR/fresh/" "$SRC/"
+			rm -rf "$KDIR/fresh"
+		fi
 	}
 	run_step "unpacking $LINUX_SOURCE_PKG $src_version and applying patches/linux/$KVER" \
 		"$LOGS/linux-unpack-$KVER.log" prepare
