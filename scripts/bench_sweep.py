@@ -120,6 +120,7 @@ def run_point(b, dirn, payload, rate, seconds, iperf3, model_delta):
     if dirn == "tx":
         args.append("-R")
     out = []
+    ended = []
 
     def client():
         try:
@@ -127,6 +128,7 @@ def run_point(b, dirn, payload, rate, seconds, iperf3, model_delta):
                               timeout_extra=RUN_GRACE_S))
         except Exception as e:  # noqa: BLE001 (reported below)
             out.append(e)
+        ended.append(time.monotonic())
     t = threading.Thread(target=client)
     t0 = time.monotonic()
     t.start()
@@ -157,9 +159,9 @@ def run_point(b, dirn, payload, rate, seconds, iperf3, model_delta):
     w1 = b.stats()
     window_cpu()
     t.join()
-    # how long past its seconds the run took (iperf3's set-up and
+    # how long past its seconds the iperf3 run took (its set-up and
     # teardown): a good run ends well inside RUN_GRACE_S
-    overrun = time.monotonic() - t0 - seconds
+    overrun = ended[0] - t0 - seconds
     if isinstance(out[0], Exception):
         msg = str(out[0]).strip().splitlines()[0] if str(out[0]).strip() \
             else type(out[0]).__name__

@@ -127,12 +127,16 @@ def sweep_problems(res, md):
                         assert 0 < p["delivered_frames"] <= p["offered_frames"], where
                         assert cell.startswith(f"{p['transactions_per_frame']:.3f}"), \
                             f"{where}: the report says '{cell}'"
-                        # a run that ended is cut at RUN_GRACE_S past its
-                        # time: one that ends close to it would be lost
-                        # to a slower host (then the grace is too short)
-                        assert 0 <= p["overrun_s_max"] < sw.RUN_GRACE_S / 2, (
-                            f"{where}: a run ended {p['overrun_s_max']:.1f} s past its time, "
-                            f"the grace is {sw.RUN_GRACE_S} s")
+                        # a run is cut RUN_GRACE_S past its time: one of
+                        # ours that ends close to that would be lost to a
+                        # slower host (the grace is too short then; the
+                        # in-tree driver's runs may end late, the grace
+                        # is there for them)
+                        assert p["overrun_s_max"] >= 0, f"{where}: {p['overrun_s_max']}"
+                        if name != "in-tree":
+                            assert p["overrun_s_max"] < sw.RUN_GRACE_S / 2, (
+                                f"{where}: a run ended {p['overrun_s_max']:.1f} s past "
+                                f"its time, the grace is {sw.RUN_GRACE_S} s")
                     else:
                         assert p["wedged"], f"{where}: neither measured nor wedged"
                         label = "saturation" if rate is None else f"{rate} Mbit/s"

@@ -6,6 +6,7 @@ counters around it.
 """
 import json
 import os
+import re
 import socket
 import subprocess
 import threading
@@ -636,81 +637,125 @@ TRACING = "/sys/kernel/tracing"
 # carrier is off meets the noop qdisc, which counts it (6.1's does not).
 # 6.12 makes every such count in netdev_core_stats_inc(dev, offset): a
 # kprobe counts those of tx_dropped, the second unsigned long of struct
-# net_device_core_stats (offset 4 on the 32-bit guest; the second
-# argument, r1 on ARM).  6.1 increments inline: nothing to probe there.
+# net_device_core_stats (offset 4 on the 32-bit ARM guest, the second
+# argument in r1 at the function's entry), with their callers.  The
+# probe cannot tell devices apart: the guest has no interface but lo
+# (noqueue, no such drops) and eth0.  6.1 increments inline, nothing to
+# probe there; of its inline counts only validate_xmit_skb()'s (a failed
+# GSO, linearize or checksum: memory) could happen here, and would fail
+# the test as one frame more counted than handed, never hide a fault.
 CORE_STATS_INC = "netdev_core_stats_inc"
 CORE_TX_DROPPED_OFFSET = 4
 CORE_TX_DROP_EVENT = "enc_test/core_tx_drop"
 
 
-def trace_xmit_start(b):
+def trace_xmit_start(b, queued=False):
     """Count, with the kernel's net_dev_xmit trace event, every frame the
     stack hands to eth0's driver and the driver takes (rc 0), and where
     the kernel has it, with a kprobe, every TX drop the core counts
-    itself.  Returns whether the core's drops are counted."""
-    probe = b.run(f"grep -qw {CORE_STATS_INC} /proc/kallsyms", check=False)[0] == 0
+    itself; queued: also every frame the stack queues for eth0
+    (net_dev_queue, before the qdisc).  Returns whether the core's drops
+    are counted."""
+    facts = b.out(f"echo exact=$(grep -cE ' {CORE_STATS_INC}$' /proc/kallsyms) "
+                  f"clones=$(grep -cE ' {CORE_STATS_INC}[.]' /proc/kallsyms) "
+                  f"arch=$(uname -m) ifaces=$(ls /sys/class/net | tr '\\n' ,)")
+    m = re.search(r"exact=(\d+) clones=(\d+) arch=(\S+) ifaces=(\S+)", facts)
+    assert m, f"no answer about the kernel: {facts!r}"
+    probe, clones = int(m.group(1)) > 0, int(m.group(2))
+    assert not clones, f"{CORE_STATS_INC} has compiler clones the probe would miss"
+    assert set(m.group(4).strip(",").split(",")) == {"lo", "eth0"}, (
+        f"interfaces {m.group(4)}: the probe counts every device's drops")
+    ev = f"{TRACING}/events"
     b.run(f"mountpoint -q {TRACING} || mount -t tracefs nodev {TRACING}; "
           f"cd {TRACING} && echo 0 > tracing_on && echo > trace && "
           f"echo 8192 > buffer_size_kb && "
-          f"echo 'name == \"eth0\" && rc == 0' > events/net/net_dev_xmit/filter && "
-          f"echo 1 > events/net/net_dev_xmit/enable")
+          f"echo 'name == \"eth0\" && rc == 0' > {ev}/net/net_dev_xmit/filter && "
+          f"echo 1 > {ev}/net/net_dev_xmit/enable")
+    if queued:
+        b.run(f"echo 'name == \"eth0\"' > {ev}/net/net_dev_queue/filter && "
+              f"echo 1 > {ev}/net/net_dev_queue/enable")
     if probe:
+        assert m.group(3).startswith("armv"), (
+            f"the probe reads the offset from r1 of 32-bit ARM, the guest is {m.group(3)}")
         assert b.run(f"test -e {TRACING}/kprobe_events", check=False)[0] == 0, (
             f"this kernel counts the core's TX drops in {CORE_STATS_INC}() but has no "
             "kprobe events (CONFIG_KPROBE_EVENTS) to count them with")
-        ev = f"{TRACING}/events/{CORE_TX_DROP_EVENT}"
-        b.run(f"echo 'p:{CORE_TX_DROP_EVENT} {CORE_STATS_INC} field=%r1:u32' "
-              f">> {TRACING}/kprobe_events && "
-              f"echo 'field == {CORE_TX_DROPPED_OFFSET}' > {ev}/filter && "
-              f"echo 1 > {ev}/enable")
+        b.run(f"echo 'p:{CORE_TX_DROP_EVENT} {CORE_STATS_INC} field=%r1:u32 "
+              f"caller=%lr:symbol' >> {TRACING}/kprobe_events && "
+              f"echo 'field == {CORE_TX_DROPPED_OFFSET}' > {ev}/{CORE_TX_DROP_EVENT}/filter && "
+              f"echo 1 > {ev}/{CORE_TX_DROP_EVENT}/enable")
     b.run(f"echo 1 > {TRACING}/tracing_on")
     return probe
 
 
 def trace_xmit_count(b):
-    """(frames handed to the driver, TX drops the core counted itself)
-    since trace_xmit_start(); the trace stops."""
+    """What trace_xmit_start() counted, the trace stopped: handed (frames
+    the driver took), queued, core_dropped, and core_callers (function:
+    drops).  No event was lost."""
+    name = CORE_TX_DROP_EVENT.split("/")[1]
     out = b.out(f"cd {TRACING} && echo 0 > tracing_on && "
-                f"grep -c ' net_dev_xmit: ' trace; "
-                f"grep -c ' {CORE_TX_DROP_EVENT.split('/')[1]}: ' trace; "
-                f"grep -E '^(overrun|commit overrun|dropped events):' per_cpu/cpu0/stats")
-    lines = out.splitlines()
-    lost = {l.split(":")[0]: int(l.split(":")[1]) for l in lines[2:]}
+                f"echo xmit=$(grep -c ' net_dev_xmit: ' trace) "
+                f"queue=$(grep -c ' net_dev_queue: ' trace) drop=$(grep -c ' {name}: ' trace); "
+                f"grep -E '^(overrun|commit overrun|dropped events):' per_cpu/cpu0/stats; "
+                f"grep -s ' {name} ' kprobe_profile; "
+                f"grep -o ' {name}: .*caller=[^+ ]*' trace | sed 's/.*caller=/caller=/' "
+                f"| sort | uniq -c")
+    m = re.search(r"xmit=(\d+) queue=(\d+) drop=(\d+)", out)
+    assert m, f"no trace counts in {out!r}"
+    lost = {k: int(v) for k, v in
+            re.findall(r"^(overrun|commit overrun|dropped events): (\d+)", out, re.M)}
     assert len(lost) == 3 and not any(lost.values()), f"the trace lost events: {lost}"
-    return int(lines[0]), int(lines[1])
+    missed = re.search(rf"{name}\s+(\d+)\s+(\d+)", out)
+    assert not missed or missed.group(2) == "0", f"the kprobe missed {missed.group(2)} hits"
+    return {"handed": int(m.group(1)), "queued": int(m.group(2)),
+            "core_dropped": int(m.group(3)),
+            "core_callers": {f: int(n) for n, f in
+                             re.findall(r"^\s*(\d+) caller=(\S+)", out, re.M)}}
 
 
 def test_driver_core_tx_drops_are_told_apart(logdir):
     """With the carrier off the stack's frames never reach the driver.
-    6.12's noop qdisc, which linkwatch puts in place then, counts them in
-    the interface's tx_dropped (6.1's does not): the kprobe of the TX
+    6.12's noop qdisc, which linkwatch puts in place then, counts each in
+    the interface's tx_dropped (6.1's counts none): the kprobe of the TX
     accounting test below sees each of those, and the driver none."""
     with boot(logdir) as b:
-        probe = trace_xmit_start(b)
+        probe = trace_xmit_start(b, queued=True)
         l0 = link_stats(b)
         b.set_link(False)
         until(lambda: carrier(b) == 0, 10, "the carrier stayed on with the link down")
-        # linkwatch sets the operstate, then swaps in the noop qdisc
+        # linkwatch sets the operstate, then swaps in the noop qdisc (on
+        # 6.12 reading the carrier runs it at once; 6.1 waits up to 1 s)
         until(lambda: b.out("cat /sys/class/net/eth0/operstate").strip().endswith("down"),
               10, "linkwatch never took the link down")
         time.sleep(0.5)
-        # the gateway is not resolved yet: ARP requests, one a second
+        # the gateway is not resolved: ARP requests, one a second, until
+        # the neighbour entry fails (the last may come after ping ends)
         b.run("ping -c 3 -i 0.5 -W 1 10.0.2.2 >/dev/null", check=False, timeout=15)
+        until(lambda: re.search(r"INCOMPLETE|PROBE|DELAY",
+                                b.out("ip neigh show 10.0.2.2 dev eth0")) is None,
+              10, "the gateway's neighbour entry kept probing")
         d = delta(link_stats(b), l0)
-        handed, core_dropped = trace_xmit_count(b)
-        assert handed == 0 and d["tx_packets"] == 0, (
-            f"with the carrier off the driver was handed {handed} frames "
+        t = trace_xmit_count(b)
+        assert t["handed"] == 0 and d["tx_packets"] == 0, (
+            f"with the carrier off the driver was handed {t['handed']} frames "
             f"and sent {d['tx_packets']}")
+        assert t["queued"] > 0, "the stack queued no frame with the carrier off: nothing tested"
         if probe:
-            assert core_dropped > 0, "the core dropped no frame with the carrier off"
-        assert d["tx_dropped"] == core_dropped, (
-            f"tx_dropped rose by {d['tx_dropped']}, the core's drops counted: {core_dropped}")
+            assert t["core_dropped"] == t["queued"] == d["tx_dropped"], (
+                f"{t['queued']} frames queued with the carrier off, {t['core_dropped']} "
+                f"dropped by the core, tx_dropped rose by {d['tx_dropped']}")
+            assert set(t["core_callers"]) == {"noop_enqueue"}, t["core_callers"]
+        else:
+            assert d["tx_dropped"] == 0, (
+                f"tx_dropped rose by {d['tx_dropped']} on a kernel whose core drops "
+                "cannot be counted apart")
         b.set_link(True)
         until(lambda: carrier(b) == 1, 10, "the carrier did not come back")
         ping_ok(b)
         check_no_splats(b)
-        return (f"carrier off: {core_dropped} frames dropped by the core, "
-                + ("counted apart" if probe else "not counted by this kernel"))
+        return (f"carrier off: {t['queued']} frames queued, {t['core_dropped']} dropped by "
+                + ("the noop qdisc and counted apart" if probe else
+                   "the core, none counted in tx_dropped by this kernel"))
 
 
 def test_driver_chip_resets_under_tx_flood_account_every_frame(logdir):
@@ -761,7 +806,8 @@ def test_driver_chip_resets_under_tx_flood_account_every_frame(logdir):
         ping_ok(b)
         st, (l1, e1) = b.quiet_reading(lambda: (link_stats(b), ethtool_stats(b)))
         d, e = delta(l1, l0), delta(e1, e0)
-        handed, core_dropped = trace_xmit_count(b)
+        t = trace_xmit_count(b)
+        handed, core_dropped = t["handed"], t["core_dropped"]
         host_full = host_udp_rcvbuf_errors() - rcvbuf0
         chip = st["tx-frames"] - s0["tx-frames"]
         assert chip > 100, f"only {chip} frames left the chip"
@@ -799,7 +845,8 @@ def test_driver_chip_resets_under_tx_flood_account_every_frame(logdir):
         return (f"{e['chip_lost']} chip resets under {chip} frames: {handed} handed to the "
                 f"driver, {d['tx_packets']} sent, "
                 f"{d['tx_dropped'] - core_dropped} dropped with the link down "
-                f"(and {core_dropped} by the core), {d['tx_errors']} errors; "
+                f"(and {core_dropped} by the core: {t['core_callers']}), "
+                f"{d['tx_errors']} errors; "
                 f"host got {got} of {udp['packets']}")
 
 
@@ -827,7 +874,8 @@ def test_driver_chip_reset_on_a_quiet_link_is_noticed(logdir):
               "the driver never noticed the chip's reset on a quiet link")
         e1 = ethtool_stats(b)
         # what left the chip (the model's count): the driver counts a
-        # frame sent at its next status read, which may be this one's
+        # frame sent at its next status read, which may be the health
+        # check's that found the reset
         sent = b.stats()["tx-frames"] - st0["tx-frames"]
         assert sent == 0, f"the chip sent {sent} frames: not a quiet link"
         assert e1["health_checks"] > e0["health_checks"], "noticed, but not by a health check"
