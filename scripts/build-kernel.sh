@@ -45,7 +45,7 @@ if ! stamp_ok "$KDIR/.src-stamp" "$src_hash"; then
 			# nothing to keep timestamps for: no second copy
 			mv "$KDIR/fresh" "$SRC"
 		else
-			rsync -a --checksum --delete "$KDIR/fresh/" "$SRC/"
+			sync_tree "$KDIR/fresh" "$SRC"
 			rm -rf "$KDIR/fresh"
 		fi
 	}

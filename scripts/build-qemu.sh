@@ -70,9 +70,8 @@ if ! stamp_ok "$QDIR/.src-stamp" "$series_hash"; then
 		mkdir -p "$SRC"
 		# the devices file copied in below stays (P: protected from
 		# --delete), so a new series does not make meson regenerate
-		rsync -a --checksum --delete --exclude=/.git \
-			--filter="P /configs/devices/$QEMU_TARGET/enc-board.mak" \
-			"$QDIR/fresh/" "$SRC/"
+		sync_tree "$QDIR/fresh" "$SRC" --exclude=/.git \
+			--filter="P /configs/devices/$QEMU_TARGET/enc-board.mak"
 		rm -rf "$QDIR/fresh"
 	}
 	run_step "applying the series (from qemu/) to the QEMU tree" "$LOGS/qemu-patch.log" apply

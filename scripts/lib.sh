@@ -108,6 +108,17 @@ inputs_hash() {
 stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 stamp_set() { echo "$2" >"$1"; }
 
+# sync_tree FROM TO [RSYNC ARGS...]: give TO the content of FROM (a source
+# tree extracted and patched afresh).  Files are compared by content: an
+# unchanged one keeps its time, so nothing built from it rebuilds; a
+# changed one gets the time of the copy, not the tarball's, which may be
+# older than its object and would leave that object stale.
+sync_tree() {
+	local from=$1 to=$2
+	shift 2
+	rsync -rlp --checksum --delete "$@" "$from/" "$to/"
+}
+
 # Installed version of a Debian package, empty if absent.
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
 
