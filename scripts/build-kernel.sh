@@ -34,7 +34,7 @@ if ! stamp_ok "$KDIR/.src-stamp" "$src_hash"; then
 		set -e
 		rm -rf "$KDIR/fresh"
 		mkdir -p "$KDIR/fresh" "$SRC"
-		tar -xf "$LINUX_SOURCE_TARBALL" -C "$KDIR/fresh" --strip-components=1
+		unpack_tarball "$LINUX_SOURCE_TARBALL" "$KDIR/fresh"
 		local p
 		for p in "$PATCHES"/*.patch; do
 			[ -e "$p" ] || continue
@@ -42,7 +42,8 @@ if ! stamp_ok "$KDIR/.src-stamp" "$src_hash"; then
 			patch -d "$KDIR/fresh" -p1 --forward --batch <"$p"
 		done
 		if rmdir "$SRC" 2>/dev/null; then
-			# nothing to keep timestamps for: no second copy
+			# no tree to keep timestamps of: no second copy (objects
+			# of an older tree are older than this one's files)
 			mv "$KDIR/fresh" "$SRC"
 		else
 			sync_tree "$KDIR/fresh" "$SRC"

@@ -119,6 +119,14 @@ sync_tree() {
 	rsync -rlp --checksum --delete "$@" "$from/" "$to/"
 }
 
+# unpack_tarball TARBALL DIR: extract a source tarball's top directory
+# into DIR, every file with the time of the extraction (--touch), not the
+# tarball's: a tree unpacked anew beside objects built from an older one
+# is then never older than they are.
+unpack_tarball() {
+	tar -xf "$1" -C "$2" --strip-components=1 --touch
+}
+
 # Installed version of a Debian package, empty if absent.
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
 

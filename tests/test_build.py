@@ -36,39 +36,85 @@ def test_second_build_rebuilds_nothing(logdir):
 test_second_build_rebuilds_nothing.alone = True
 
 
+def lib_sh(logdir, call, *args):
+    """Run one function of scripts/lib.sh; its output."""
+    p = subprocess.run(["bash", "-c", f'. "{TOP}/scripts/lib.sh" && {call} "$@"', call, *args],
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, BUILD=os.path.join(logdir, "build")))
+    assert p.returncode == 0, f"{call} failed: {p.stderr}"
+    return p.stdout
+
+
 def test_tree_sync_gives_a_changed_file_the_time_of_the_copy(logdir):
     """A kernel or QEMU tree extracted afresh (a new Debian source version,
     a changed series) is synced into the build's tree by content
     (lib.sh's sync_tree): an unchanged file keeps its time, so nothing
     built from it rebuilds; a changed one is newer than anything built
     before, whatever older time the tarball gave it, so its objects do
-    rebuild; a file gone from the tarball goes."""
+    rebuild; a file gone from the tarball goes, unless the caller's
+    filter protects it (QEMU's devices file)."""
     tmp = tempfile.mkdtemp(dir=logdir)
     fresh, src = os.path.join(tmp, "fresh"), os.path.join(tmp, "src")
-    now = time.time()
-    built, tarball = now - 1000, now - 100000
+    now = time.time_ns()
+    built, tarball = now - 1000 * 10**9, now - 100000 * 10**9
 
     def put(tree, name, text, mtime):
-        os.makedirs(tree, exist_ok=True)
         path = os.path.join(tree, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             f.write(text)
-        os.utime(path, (mtime, mtime))
-    for name, text in (("same.c", "a"), ("changed.c", "old"), ("gone.c", "x")):
-        put(src, name, text, built - 10)
-    for name, text in (("same.c", "a"), ("changed.c", "new"), ("new.c", "n")):
+        os.utime(path, ns=(mtime, mtime))
+    for name, text in (("same.c", "a"), ("changed.c", "old"), ("gone.c", "x"),
+                       ("sub/same.h", "h"), ("sub/changed.h", "h1"), ("kept.mak", "k")):
+        put(src, name, text, built - 10**10)
+    for name, text in (("same.c", "a"), ("changed.c", "new"), ("new.c", "n"),
+                       ("sub/same.h", "h"), ("sub/changed.h", "h2")):
         put(fresh, name, text, tarball)
-    p = subprocess.run(["bash", "-c", f'. "{TOP}/scripts/lib.sh" && sync_tree "$1" "$2"',
-                        "sync", fresh, src], capture_output=True, text=True, timeout=60,
-                       env=dict(os.environ, BUILD=os.path.join(tmp, "build")))
-    assert p.returncode == 0, p.stderr
-    st = {n: os.stat(os.path.join(src, n)) for n in os.listdir(src)}
-    assert sorted(st) == ["changed.c", "new.c", "same.c"], sorted(st)
-    with open(os.path.join(src, "changed.c")) as f:
-        assert f.read() == "new"
-    assert st["same.c"].st_mtime == built - 10, "an unchanged file got a new time"
-    assert st["changed.c"].st_mtime > built, (
-        "a changed file kept the tarball's time, older than the objects built from it")
+    os.symlink("sub/same.h", os.path.join(fresh, "link.h"))
+    lib_sh(tmp, "sync_tree", fresh, src, "--filter=P /kept.mak")
+    st = {os.path.relpath(os.path.join(d, n), src): os.lstat(os.path.join(d, n))
+          for d, _, files in os.walk(src) for n in files}
+    assert sorted(st) == ["changed.c", "kept.mak", "link.h", "new.c", "same.c",
+                          "sub/changed.h", "sub/same.h"], sorted(st)
+    for name, text in (("changed.c", "new"), ("sub/changed.h", "h2"), ("link.h", "h")):
+        with open(os.path.join(src, name)) as f:
+            assert f.read() == text, f"{name} does not hold the fresh tree's content"
+    assert os.readlink(os.path.join(src, "link.h")) == "sub/same.h"
+    for name in ("same.c", "sub/same.h", "kept.mak"):
+        assert st[name].st_mtime_ns == built - 10**10, f"{name}, unchanged, did not keep its time"
+    for name in ("changed.c", "sub/changed.h", "new.c"):
+        assert st[name].st_mtime_ns > built, (
+            f"{name} kept the tarball's time, older than the objects built before")
 
 
 test_tree_sync_gives_a_changed_file_the_time_of_the_copy.guestless = True
+
+
+def test_tarball_unpacks_with_the_time_of_the_extraction(logdir):
+    """A kernel tree unpacked afresh where objects of an older tree
+    remain (its source removed, its build kept) must not look older than
+    those objects: lib.sh's unpack_tarball gives every file the time of
+    the extraction, not the tarball's."""
+    tmp = tempfile.mkdtemp(dir=logdir)
+    top = os.path.join(tmp, "linux-source-x", "sub")
+    os.makedirs(top)
+    old = time.time_ns() - 100000 * 10**9
+    for path in (os.path.join(top, "a.c"), os.path.join(top, "..", "Makefile")):
+        with open(path, "w") as f:
+            f.write("x")
+        os.utime(path, ns=(old, old))
+    tarball = os.path.join(tmp, "t.tar.xz")
+    subprocess.run(["tar", "-cJf", tarball, "-C", tmp, "linux-source-x"], check=True,
+                   timeout=60)
+    out = os.path.join(tmp, "out")
+    os.makedirs(out)
+    before = time.time_ns() - 2 * 10**9     # a coarse file system's rounding
+    lib_sh(tmp, "unpack_tarball", tarball, out)
+    for name in ("Makefile", "sub/a.c"):
+        path = os.path.join(out, name)
+        assert os.path.isfile(path), f"{name} was not unpacked at the tree's top"
+        assert os.stat(path).st_mtime_ns >= before, (
+            f"{name} has the tarball's time, older than the objects of a tree built before")
+
+
+test_tarball_unpacks_with_the_time_of_the_extraction.guestless = True
