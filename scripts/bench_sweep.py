@@ -128,7 +128,8 @@ def run_point(b, dirn, payload, rate, seconds, iperf3, model_delta):
                               timeout_extra=RUN_GRACE_S))
         except Exception as e:  # noqa: BLE001 (reported below)
             out.append(e)
-        ended.append(time.monotonic())
+        finally:
+            ended.append(time.monotonic())
     t = threading.Thread(target=client)
     t0 = time.monotonic()
     t.start()

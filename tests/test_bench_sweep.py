@@ -119,6 +119,36 @@ def test_sweep_wedge_recorded_series_go_on_with_a_new_board(logdir):
     assert "not run: wedged at a lower rate" in row, row
 
 
+def test_sweep_overrun_is_the_iperf3_runs_own(logdir):
+    """A point's overrun_s is how long its iperf3 run took past its time,
+    taken when the run returns: not when the sweep, busy reading the
+    guest meanwhile, gets round to it."""
+    boards = []
+
+    class SlowReadings(FakeBoard):
+        # the sweep reads the model some five times while the run goes
+        # on: it is done with them long after the fake run has returned
+        def stats(self):
+            time.sleep(SLOW_READING_S)
+            return super().stats()
+
+    @contextlib.contextmanager
+    def boot(name):
+        boards.append(SlowReadings(None))
+        yield boards[-1]
+
+    samples, _ = sw.run_repeat("ours", boot, [1], [1472], 0.01, [], lambda m: None,
+                               make_iperf3(boards), model_delta)
+    for dirn in ("rx", "tx"):
+        s = samples[(dirn, 1472, 1)]
+        assert IPERF3_TAKES_S - 0.01 <= s["overrun_s"] < IPERF3_TAKES_S + SLOW_READING_S, (
+            f"{dirn}: an iperf3 run of {IPERF3_TAKES_S} s for 0.01 s overran by "
+            f"{s['overrun_s']:.3f} s")
+
+
+SLOW_READING_S = 0.2
+
+
 def test_sweep_point_after_a_dying_board_gets_a_new_one(logdir):
     """A point whose iperf3 run failed while the guest still answered,
     but which left it dying: the next point finds no guest before it
