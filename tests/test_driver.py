@@ -637,16 +637,20 @@ TRACING = "/sys/kernel/tracing"
 # carrier is off meets the noop qdisc, which counts it (6.1's does not).
 # 6.12 makes every such count in netdev_core_stats_inc(dev, offset): a
 # kprobe counts those of tx_dropped, the second unsigned long of struct
-# net_device_core_stats (offset 4 on the 32-bit ARM guest, the second
-# argument in r1 at the function's entry), with their callers.  The
-# probe cannot tell devices apart: the guest has no interface but lo
-# (noqueue, no such drops) and eth0.  6.1 increments inline, nothing to
-# probe there; of its inline counts only validate_xmit_skb()'s (a failed
-# GSO, linearize or checksum: memory) could happen here, and would fail
-# the test as one frame more counted than handed, never hide a fault.
+# net_device_core_stats (the second argument, in r1 at the function's
+# entry on the 32-bit ARM guest), with their callers.  The offset is the
+# guest's sizeof(long); noop_enqueue() counts nothing but tx_dropped, so
+# its hits check it.  The probe cannot tell devices apart: the guest has
+# no interface but lo (noqueue, no such drops) and eth0; and none of its
+# callers may be the driver's own, which would hide a drop it made.  6.1
+# increments inline, nothing to probe there; of its inline counts only
+# validate_xmit_skb()'s (a failed GSO, linearize or checksum: memory)
+# could happen here, and would fail the test as one frame more counted
+# than handed, never hide a fault.
 CORE_STATS_INC = "netdev_core_stats_inc"
-CORE_TX_DROPPED_OFFSET = 4
-CORE_TX_DROP_EVENT = "enc_test/core_tx_drop"
+ARM32_LONG_BYTES = 4
+CORE_TX_DROPPED_OFFSET = 1 * ARM32_LONG_BYTES
+CORE_TX_DROP_EVENT = "enc_test/core_stats_inc"
 
 
 def trace_xmit_start(b, queued=False):
@@ -655,16 +659,19 @@ def trace_xmit_start(b, queued=False):
     the kernel has it, with a kprobe, every TX drop the core counts
     itself; queued: also every frame the stack queues for eth0
     (net_dev_queue, before the qdisc).  Returns whether the core's drops
-    are counted."""
+    are counted (pass it to trace_xmit_count())."""
     facts = b.out(f"echo exact=$(grep -cE ' {CORE_STATS_INC}$' /proc/kallsyms) "
                   f"clones=$(grep -cE ' {CORE_STATS_INC}[.]' /proc/kallsyms) "
-                  f"arch=$(uname -m) ifaces=$(ls /sys/class/net | tr '\\n' ,)")
-    m = re.search(r"exact=(\d+) clones=(\d+) arch=(\S+) ifaces=(\S+)", facts)
+                  f"arch=$(uname -m) cpus=$(nproc) ifaces=$(ls /sys/class/net | tr '\\n' ,)")
+    m = re.search(r"exact=(\d+) clones=(\d+) arch=(\S+) cpus=(\d+) ifaces=(\S+)", facts)
     assert m, f"no answer about the kernel: {facts!r}"
-    probe, clones = int(m.group(1)) > 0, int(m.group(2))
-    assert not clones, f"{CORE_STATS_INC} has compiler clones the probe would miss"
-    assert set(m.group(4).strip(",").split(",")) == {"lo", "eth0"}, (
-        f"interfaces {m.group(4)}: the probe counts every device's drops")
+    exact, clones = int(m.group(1)), int(m.group(2))
+    assert exact <= 1 and not clones, (
+        f"{CORE_STATS_INC}: {exact} symbols and {clones} compiler clones, the probe "
+        "would miss some")
+    # trace_xmit_count() reads the lost events of the one CPU's buffer
+    assert m.group(4) == "1", f"the guest has {m.group(4)} CPUs, the trace is read for one"
+    probe = exact == 1
     ev = f"{TRACING}/events"
     b.run(f"mountpoint -q {TRACING} || mount -t tracefs nodev {TRACING}; "
           f"cd {TRACING} && echo 0 > tracing_on && echo > trace && "
@@ -675,42 +682,65 @@ def trace_xmit_start(b, queued=False):
         b.run(f"echo 'name == \"eth0\"' > {ev}/net/net_dev_queue/filter && "
               f"echo 1 > {ev}/net/net_dev_queue/enable")
     if probe:
+        assert set(m.group(5).strip(",").split(",")) == {"lo", "eth0"}, (
+            f"interfaces {m.group(5)}: the probe counts every device's drops")
         assert m.group(3).startswith("armv"), (
             f"the probe reads the offset from r1 of 32-bit ARM, the guest is {m.group(3)}")
         assert b.run(f"test -e {TRACING}/kprobe_events", check=False)[0] == 0, (
             f"this kernel counts the core's TX drops in {CORE_STATS_INC}() but has no "
             "kprobe events (CONFIG_KPROBE_EVENTS) to count them with")
+        # every counter's hits, with the offset: noop_enqueue()'s check it
         b.run(f"echo 'p:{CORE_TX_DROP_EVENT} {CORE_STATS_INC} field=%r1:u32 "
               f"caller=%lr:symbol' >> {TRACING}/kprobe_events && "
-              f"echo 'field == {CORE_TX_DROPPED_OFFSET}' > {ev}/{CORE_TX_DROP_EVENT}/filter && "
               f"echo 1 > {ev}/{CORE_TX_DROP_EVENT}/enable")
     b.run(f"echo 1 > {TRACING}/tracing_on")
     return probe
 
 
-def trace_xmit_count(b):
+def trace_xmit_count(b, probe):
     """What trace_xmit_start() counted, the trace stopped: handed (frames
-    the driver took), queued, core_dropped, and core_callers (function:
-    drops).  No event was lost."""
+    the driver took), queued, core_dropped (the core's tx_dropped counts),
+    and core_callers (function: those drops).  No event was lost, no hit
+    of the probe missed, and none of its tx_dropped counts came from the
+    driver."""
     name = CORE_TX_DROP_EVENT.split("/")[1]
     out = b.out(f"cd {TRACING} && echo 0 > tracing_on && "
                 f"echo xmit=$(grep -c ' net_dev_xmit: ' trace) "
-                f"queue=$(grep -c ' net_dev_queue: ' trace) drop=$(grep -c ' {name}: ' trace); "
+                f"queue=$(grep -c ' net_dev_queue: ' trace) hits=$(grep -c ' {name}: ' trace); "
                 f"grep -E '^(overrun|commit overrun|dropped events):' per_cpu/cpu0/stats; "
                 f"grep -s ' {name} ' kprobe_profile; "
-                f"grep -o ' {name}: .*caller=[^+ ]*' trace | sed 's/.*caller=/caller=/' "
+                f"grep -o ' {name}: .*' trace "
+                f"| sed -E 's/.* field=([0-9]+) caller=([^+ ]*).*/hit \\1 \\2/' "
                 f"| sort | uniq -c")
-    m = re.search(r"xmit=(\d+) queue=(\d+) drop=(\d+)", out)
+    m = re.search(r"xmit=(\d+) queue=(\d+) hits=(\d+)", out)
     assert m, f"no trace counts in {out!r}"
     lost = {k: int(v) for k, v in
             re.findall(r"^(overrun|commit overrun|dropped events): (\d+)", out, re.M)}
     assert len(lost) == 3 and not any(lost.values()), f"the trace lost events: {lost}"
-    missed = re.search(rf"{name}\s+(\d+)\s+(\d+)", out)
-    assert not missed or missed.group(2) == "0", f"the kprobe missed {missed.group(2)} hits"
+    hits = {(int(f), c): int(n) for n, f, c in
+            re.findall(r"^\s*(\d+) hit (\d+) (\S+)$", out, re.M)}
+    assert sum(hits.values()) == int(m.group(3)), (
+        f"{m.group(3)} probe events, {sum(hits.values())} of them read: {out!r}")
+    if probe:
+        profile = re.search(rf"^\s*{name}\s+(\d+)\s+(\d+)\s*$", out, re.M)
+        assert profile, f"no kprobe_profile line for {name}: {out!r}"
+        nhit, nmissed = int(profile.group(1)), int(profile.group(2))
+        assert nmissed == 0, f"the kprobe missed {nmissed} hits"
+        assert nhit >= sum(hits.values()), f"{nhit} kprobe hits, {sum(hits.values())} traced"
+        noop = {f for f, c in hits if c == "noop_enqueue"}
+        assert noop <= {CORE_TX_DROPPED_OFFSET}, (
+            f"noop_enqueue() counted at offsets {sorted(noop)}: tx_dropped is not at "
+            f"{CORE_TX_DROPPED_OFFSET}")
+        mine = set(b.out(f"grep '\\[{OURS}\\]$' /proc/kallsyms "
+                         "| awk '{print $3}'").split())
+        assert mine, f"no symbol of {OURS} in /proc/kallsyms"
+        ours = {c for f, c in hits if c in mine}
+        assert not ours, f"the driver counted through the core's counters: {sorted(ours)}"
+    else:
+        assert not hits, f"probe events on a kernel with nothing probed: {hits}"
+    callers = {c: n for (f, c), n in hits.items() if f == CORE_TX_DROPPED_OFFSET}
     return {"handed": int(m.group(1)), "queued": int(m.group(2)),
-            "core_dropped": int(m.group(3)),
-            "core_callers": {f: int(n) for n, f in
-                             re.findall(r"^\s*(\d+) caller=(\S+)", out, re.M)}}
+            "core_dropped": sum(callers.values()), "core_callers": callers}
 
 
 def test_driver_core_tx_drops_are_told_apart(logdir):
@@ -719,6 +749,9 @@ def test_driver_core_tx_drops_are_told_apart(logdir):
     the interface's tx_dropped (6.1's counts none): the kprobe of the TX
     accounting test below sees each of those, and the driver none."""
     with boot(logdir) as b:
+        # nothing of the boot's in flight: every frame queued from here
+        # on is this test's
+        b.wait_quiet()
         probe = trace_xmit_start(b, queued=True)
         l0 = link_stats(b)
         b.set_link(False)
@@ -735,7 +768,7 @@ def test_driver_core_tx_drops_are_told_apart(logdir):
                                 b.out("ip neigh show 10.0.2.2 dev eth0")) is None,
               10, "the gateway's neighbour entry kept probing")
         d = delta(link_stats(b), l0)
-        t = trace_xmit_count(b)
+        t = trace_xmit_count(b, probe)
         assert t["handed"] == 0 and d["tx_packets"] == 0, (
             f"with the carrier off the driver was handed {t['handed']} frames "
             f"and sent {d['tx_packets']}")
@@ -806,7 +839,7 @@ def test_driver_chip_resets_under_tx_flood_account_every_frame(logdir):
         ping_ok(b)
         st, (l1, e1) = b.quiet_reading(lambda: (link_stats(b), ethtool_stats(b)))
         d, e = delta(l1, l0), delta(e1, e0)
-        t = trace_xmit_count(b)
+        t = trace_xmit_count(b, core_probe)
         handed, core_dropped = t["handed"], t["core_dropped"]
         host_full = host_udp_rcvbuf_errors() - rcvbuf0
         chip = st["tx-frames"] - s0["tx-frames"]
@@ -867,6 +900,7 @@ def test_driver_chip_reset_on_a_quiet_link_is_noticed(logdir):
     frame from the host must reach it."""
     with boot(logdir) as b:
         st0 = b.wait_quiet()
+        probe = trace_xmit_start(b)
         e0 = ethtool_stats(b)
         rx0 = link_stats(b)["rx_packets"]
         b.inject("chip-reset")
@@ -877,7 +911,10 @@ def test_driver_chip_reset_on_a_quiet_link_is_noticed(logdir):
         # frame sent at its next status read, which may be the health
         # check's that found the reset
         sent = b.stats()["tx-frames"] - st0["tx-frames"]
-        assert sent == 0, f"the chip sent {sent} frames: not a quiet link"
+        handed = trace_xmit_count(b, probe)["handed"]
+        assert sent == 0 and handed == 0, (
+            f"the chip sent {sent} frames and the stack handed the driver {handed}: "
+            "not a quiet link")
         assert e1["health_checks"] > e0["health_checks"], "noticed, but not by a health check"
         until(lambda: carrier(b) == 1, 10, "the carrier did not come back after the reset")
         # frames from the host only: UDP to a closed port of the guest
