@@ -55,7 +55,8 @@ def test_tree_sync_gives_a_changed_file_the_time_of_the_copy(logdir):
     filter protects it (QEMU's devices file)."""
     tmp = tempfile.mkdtemp(dir=logdir)
     fresh, src = os.path.join(tmp, "fresh"), os.path.join(tmp, "src")
-    now = time.time_ns()
+    # whole seconds: a coarse file system keeps them exactly
+    now = time.time_ns() // 10**9 * 10**9
     built, tarball = now - 1000 * 10**9, now - 100000 * 10**9
 
     def put(tree, name, text, mtime):
@@ -65,22 +66,26 @@ def test_tree_sync_gives_a_changed_file_the_time_of_the_copy(logdir):
             f.write(text)
         os.utime(path, ns=(mtime, mtime))
     for name, text in (("same.c", "a"), ("changed.c", "old"), ("gone.c", "x"),
-                       ("sub/same.h", "h"), ("sub/changed.h", "h1"), ("kept.mak", "k")):
+                       ("sub/same.h", "h"), ("sub/changed.h", "h1"), ("kept.mak", "k"),
+                       ("sub/dev/kept.mak", "k")):
         put(src, name, text, built - 10**10)
     for name, text in (("same.c", "a"), ("changed.c", "new"), ("new.c", "n"),
                        ("sub/same.h", "h"), ("sub/changed.h", "h2")):
         put(fresh, name, text, tarball)
     os.symlink("sub/same.h", os.path.join(fresh, "link.h"))
-    lib_sh(tmp, "sync_tree", fresh, src, "--filter=P /kept.mak")
+    # QEMU's tree: its git directory stays out, its devices file stays
+    put(fresh, ".git/HEAD", "ref", tarball)
+    lib_sh(tmp, "sync_tree", fresh, src, "--exclude=/.git", "--filter=P /kept.mak",
+           "--filter=P /sub/dev/kept.mak")
     st = {os.path.relpath(os.path.join(d, n), src): os.lstat(os.path.join(d, n))
           for d, _, files in os.walk(src) for n in files}
     assert sorted(st) == ["changed.c", "kept.mak", "link.h", "new.c", "same.c",
-                          "sub/changed.h", "sub/same.h"], sorted(st)
+                          "sub/changed.h", "sub/dev/kept.mak", "sub/same.h"], sorted(st)
     for name, text in (("changed.c", "new"), ("sub/changed.h", "h2"), ("link.h", "h")):
         with open(os.path.join(src, name)) as f:
             assert f.read() == text, f"{name} does not hold the fresh tree's content"
     assert os.readlink(os.path.join(src, "link.h")) == "sub/same.h"
-    for name in ("same.c", "sub/same.h", "kept.mak"):
+    for name in ("same.c", "sub/same.h", "kept.mak", "sub/dev/kept.mak"):
         assert st[name].st_mtime_ns == built - 10**10, f"{name}, unchanged, did not keep its time"
     for name in ("changed.c", "sub/changed.h", "new.c"):
         assert st[name].st_mtime_ns > built, (
