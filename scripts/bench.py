@@ -38,7 +38,7 @@ import time
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(TOP, "tests"))
 
-from lib.board import BUILD, IN_TREE, OURS, Board, GuestError  # noqa: E402
+from lib.board import BUILD, IN_TREE, KVER, OURS, Board, GuestError  # noqa: E402
 from lib.provoke import PROVOCATIONS, provoke  # noqa: E402
 
 import bench_sweep as sw  # noqa: E402
@@ -280,7 +280,7 @@ def run_driver(name, short, out, provocation=None):
     # kernel log (every level), leaks, a guest that no longer answered
     for p in b.problems:
         print(f"    KERNEL PROBLEM: {p}", flush=True)
-    return w, b.problems
+    return w, b.problems, b.release
 
 
 def per_frame(work, frames_key):
@@ -443,6 +443,9 @@ def report(res, short):
     d = res["drivers"]
     names = list(d)
     lines = ["# ENCX24J600 drivers on the QEMU model" + (" (short run)" if short else ""), ""]
+    releases = sorted(set(res["kernel"]["releases"].values()))
+    lines += [f"Guest kernel: Linux {', '.join(releases)} (KVER={res['kernel']['version']}).",
+              ""]
     rows = [("RX frames (UDP run)", "rx_frames"), ("TX frames (UDP run)", "tx_frames"),
             ("RX transactions/frame", "rx_transactions_per_frame"),
             ("TX transactions/frame", "tx_transactions_per_frame"),
@@ -732,10 +735,14 @@ def main():
            "assumptions": {"spi_hz": SPI_HZ, "per_transaction_s": PER_TRANSACTION_S,
                            "mtu_frame_bytes": MTU_FRAME,
                            "small_frame_bytes": SMALL_FRAME}}
+    # the kernel every driver ran on (make KVER=... bench), as its guest
+    # told it: the figures of one kernel are not another's
+    res["kernel"] = {"version": KVER, "releases": {}}
     for name in names:
-        w, splats = run_driver(name, args.short, out, args.provoke)
+        w, splats, release = run_driver(name, args.short, out, args.provoke)
         res["drivers"][name] = summarize(name, w)
         res["splats"][name] = splats
+        res["kernel"]["releases"][name] = release
     if not args.no_sweep and not args.provoke:
         print(f"==> offered-load sweep: {repeats} repetition(s), shuffle seed {seed}", flush=True)
         problems = {}

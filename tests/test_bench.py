@@ -9,6 +9,7 @@ import json
 import os
 import sys
 
+from lib.board import KVER
 from lib.proc import run_script
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -197,6 +198,10 @@ def test_bench_short_run_is_consistent(logdir):
     res["_path"] = os.path.join(out, "results.json")
     drivers = res["drivers"]
     assert set(drivers) == {"ours", "ours-no-offload", "ours-chain", "in-tree"}, drivers.keys()
+    # the figures say which kernel made them: the one of KVER, every driver
+    kernel = res["kernel"]
+    assert kernel["version"] == KVER and set(kernel["releases"]) == set(drivers), kernel
+    assert all(r.startswith(KVER + ".") for r in kernel["releases"].values()), kernel
     problems = []
     for name, d in drivers.items():
         missing = [k for k in KEYS if k not in d]
@@ -224,6 +229,7 @@ def test_bench_short_run_is_consistent(logdir):
             f"{name}: eir_flags_lost {d['eir_flags_lost']!r}"
     md = open(os.path.join(out, "results.md")).read()
     assert "| RX transactions/frame |" in md
+    assert f"Guest kernel: Linux {kernel['releases']['ours']} (KVER={KVER})." in md, md[:300]
     assert "| interrupt flags lost: cleared unread (model) |" in md
     sweep_problems(res, md)
     return (f"RX transactions/frame: ours {on['rx_transactions_per_frame']}, "
@@ -233,6 +239,41 @@ def test_bench_short_run_is_consistent(logdir):
 
 
 test_bench_short_run_is_consistent.timeout = 1200
+
+
+def test_bench_runs_on_this_kernel(logdir):
+    """make KVER=<version> bench works on each kernel the suite boots: our
+    driver's short single runs (no sweep: the whole short run above is the
+    default kernel's), on that version's production kernel, and the
+    results say which kernel made them."""
+    env = dict(os.environ, KFLAVOR="")
+    out = os.path.join(logdir, "bench")
+    p = run_script([sys.executable, os.path.join(TOP, "scripts", "bench.py"), "--short",
+                    "--no-sweep", "--drivers", "ours", "--out", out], timeout=540, env=env)
+    with open(os.path.join(logdir, "bench.log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    assert p.returncode == 0, f"bench.py --short --drivers ours failed:\n{p.stderr[-1500:]}"
+    with open(os.path.join(out, "results.json")) as f:
+        res = json.load(f)
+    kernel, d = res["kernel"], res["drivers"]["ours"]
+    assert kernel["version"] == KVER and list(kernel["releases"]) == ["ours"], kernel
+    release = kernel["releases"]["ours"]
+    assert release.startswith(KVER + "."), f"the benchmark of {KVER} ran on Linux {release}"
+    assert not d["failed_workloads"], f"workloads failed: {d['failed_workloads']}"
+    assert not res["splats"]["ours"], f"kernel problems: {res['splats']['ours'][:3]}"
+    assert d["rx_frames"] > 0 and d["rx_transactions_per_frame"] > 0 and \
+        d["iperf_rx_mbps"] > 0 and d["ping_loss_pct"] == 0, d
+    problems = frame_problems("ours", d)
+    assert not problems, "frame counts disagree:\n" + "\n".join(problems)
+    with open(os.path.join(out, "results.md")) as f:
+        md = f.read()
+    assert f"Guest kernel: Linux {release} (KVER={KVER})." in md, md[:300]
+    return (f"Linux {release}: {d['rx_transactions_per_frame']:.2f} RX transactions/frame, "
+            f"TCP {d['iperf_rx_mbps']:.2f} Mbit/s")
+
+
+test_bench_runs_on_this_kernel.timeout = 600
+test_bench_runs_on_this_kernel.every_kernel = True
 
 # its figures are rates and times: no other guest beside it (run.py -j)
 test_bench_short_run_is_consistent.exclusive = True

@@ -307,6 +307,7 @@ class Board:
                              f"of {self.images}")
         if self.images in (IMAGES, PRODUCTION_IMAGES) and not release.startswith(KVER + "."):
             raise GuestError(f"the suite's images for Linux {KVER} booted Linux {release}")
+        self.release = release
 
     def leak_report(self):
         """Two kmemleak scans, then its whole report ("" where the kernel
