@@ -248,6 +248,8 @@ def test_driver_binds_each_compatible_of_the_binding(logdir):
 
 
 test_driver_w1_sparse_clean.every_kernel = True
+# the binding's compatibles bind the driver of each kernel
+test_driver_binds_each_compatible_of_the_binding.every_kernel = True
 # the binding against each tree's schemas, the dtb each kernel boots
 test_driver_dt_binding_validates.every_kernel = True
 # builds and checks, no board: beside the exclusive tests (run.py)

@@ -338,6 +338,8 @@ EVERY_KERNEL_MUST = (
     "test_driver_build.test_driver_dt_binding_validates",
     "test_static.test_kunit_modules_w1_sparse_clean",
     "test_static.test_rpi_overlay_merges_into_the_boards_dtbs",
+    "test_driver_build.test_driver_binds_each_compatible_of_the_binding",
+    "test_bench.test_bench_runs_on_this_kernel",
 )
 # ... and every test of these files: the driver's tests, with a peer on
 # the wire, and the checkers' and leak checks
