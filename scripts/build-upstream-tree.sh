@@ -82,4 +82,10 @@ run_step "building the driver's directory again with W=1" "$DIR/w1.log" \
 if grep -E "warning:|error:" "$DIR/w1.log"; then
 	die "the driver's W=1 build is not clean (see $DIR/w1.log)"
 fi
+# and it compiled every source of the directory, not an empty rebuild
+for c in "$DIR/src/drivers/net/ethernet/microchip/encx24j600/"*.c; do
+	o=${c#"$DIR/src/"}
+	grep -q "^  CC \[M\]  ${o%.c}\.o\$" "$DIR/w1.log" ||
+		die "the W=1 build did not compile ${o%.c}.o (see $DIR/w1.log)"
+done
 say "upstream tree built: $KO"
