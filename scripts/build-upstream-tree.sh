@@ -73,9 +73,9 @@ KO=$DIR/obj/drivers/net/ethernet/microchip/encx24j600/encx24j600.ko
 [ -f "$KO" ] || die "the tree built no $KO"
 
 # W=1 on the driver's directory, the KUnit test with it (set on the command
-# line: the board's kernel does not build it)
+# line: the board's kernel does not build it); V=0: its CC lines are read
 run_step "building the driver's directory again with W=1" "$DIR/w1.log" \
-	"${KMAKE[@]}" -j"$(nproc)" W=1 CONFIG_ENCX24J600_KUNIT_TEST=m \
+	"${KMAKE[@]}" -j"$(nproc)" V=0 W=1 CONFIG_ENCX24J600_KUNIT_TEST=m \
 	drivers/net/ethernet/microchip/encx24j600/
 [ -f "$DIR/obj/drivers/net/ethernet/microchip/encx24j600/encx24j600-kunit.o" ] ||
 	die "the W=1 build made no KUnit object (see $DIR/w1.log)"

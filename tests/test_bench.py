@@ -263,6 +263,10 @@ def test_bench_runs_on_this_kernel(logdir):
     assert not res["splats"]["ours"], f"kernel problems: {res['splats']['ours'][:3]}"
     assert d["rx_frames"] > 0 and d["rx_transactions_per_frame"] > 0 and \
         d["iperf_rx_mbps"] > 0 and d["ping_loss_pct"] == 0, d
+    # the driver's count of its transactions against the model's, on this
+    # kernel too
+    assert d["counter_check"] and d["counters_agree"] is True, \
+        f"driver and model count different transactions: {d['counter_check']}"
     problems = frame_problems("ours", d)
     assert not problems, "frame counts disagree:\n" + "\n".join(problems)
     with open(os.path.join(out, "results.md")) as f:
@@ -274,6 +278,8 @@ def test_bench_runs_on_this_kernel(logdir):
 
 test_bench_runs_on_this_kernel.timeout = 600
 test_bench_runs_on_this_kernel.every_kernel = True
+# a benchmark's figures (ping loss among them): no other guest beside it
+test_bench_runs_on_this_kernel.exclusive = True
 
 # its figures are rates and times: no other guest beside it (run.py -j)
 test_bench_short_run_is_consistent.exclusive = True

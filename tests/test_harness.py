@@ -328,7 +328,8 @@ KERNELS_DIR = os.path.join(PROVOKED_DIR, "kernels")
 # one the whole suite runs on: boot, probe, ping, iperf3 both ways, the
 # in-tree driver's fidelity check, the KUnit modules, W=1 and sparse, and
 # the driver tests; and what the README adds: module reload, the Pi
-# overlay, the peer tests and the checkers' and leak checks
+# overlay, each compatible binding, our driver's short benchmark run, the
+# peer tests and the checkers' and leak checks
 EVERY_KERNEL_MUST = (
     "test_board.test_probe_binds_and_mac", "test_board.test_link_comes_up",
     "test_board.test_ping_gateway", "test_board.test_iperf3_tcp_both_directions",

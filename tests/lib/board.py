@@ -156,6 +156,7 @@ class Board:
         self.kmsg_log = os.path.join(logdir, f"{name}.kmsg.log")
         self.quit_by_test = False   # QEMU was ended on purpose (quit())
         self.problems = []          # what stop() found (also in SEEN_SPLATS)
+        self.release = None         # the guest's uname -r, once booted
         self._stopped = False
         self._run_stopping = False  # the run is being stopped (Ctrl-C, SIGTERM)
         self.proc = None
