@@ -4,8 +4,9 @@
 # stays out of the build.
 CONFIG_VERSATILE=y
 CONFIG_ARM_VIRT=y
-# QEMU 7.2 builds the M-profile CPU code into every ARM target, and it
-# calls into the NVIC and semihosting: without them it does not link
+# QEMU builds the M-profile CPU code into every ARM target
+# (target/arm/tcg/m_helper.c), and it calls into the NVIC and
+# semihosting: without them it does not link
 CONFIG_ARM_V7M=y
 CONFIG_SEMIHOSTING=y
 CONFIG_ARM_COMPATIBLE_SEMIHOSTING=y

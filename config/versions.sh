@@ -4,11 +4,15 @@
 # Debian release whose packages we build from and put in the guest.
 DEBIAN_SUITE=bookworm
 
-# Kernels: Debian's linux-source-<version> packages (the tarballs land in
-# /usr/src; 6.12 comes from the security suite).  KVER picks one, by
-# default LINUX_DEFAULT; patches/linux/<version> holds what each needs.
-LINUX_VERSIONS="6.1 6.12"
+# Kernels, by series: Debian's linux-source-<series> packages.  KVER picks
+# one, by default LINUX_DEFAULT; patches/linux/<series> holds what each
+# needs.  6.1 and 6.12 are this Debian's (installed; 6.12 from its
+# security suite); a series named in LINUX_SUITE_<series> comes from that
+# suite of the mirror, the newest linux-source-<series>.N it serves
+# (fetched into build/, never installed: scripts/lib.sh, kernel_source).
+LINUX_VERSIONS="6.1 6.12 7"
 LINUX_DEFAULT=6.1
+LINUX_SUITE_7=trixie-backports
 # The kernels make test boots: the whole suite on KVER, the tests marked
 # every_kernel on the others (tests/run.py).
 LINUX_SUITE_VERSIONS="6.1 6.12"
@@ -22,11 +26,25 @@ LINUX_DEFCONFIG=versatile_defconfig
 # directories)
 LINUX_DTB_6_1=versatile-pb.dtb
 LINUX_DTB_6_12=arm/versatile-pb.dtb
+LINUX_DTB_7=arm/versatile-pb.dtb
 
-# QEMU: Debian's source package, built for this target only.
+# QEMU: Debian's source package of this upstream series, from the suite
+# named (never installed: fetched with the build's own apt configuration,
+# build/apt).  The build takes the newest point release the pool serves
+# and logs which.
 QEMU_SOURCE_PKG=qemu
+QEMU_SERIES=10.0
+QEMU_SUITE=trixie
 QEMU_TARGET=arm-softmmu
 QEMU_MACHINE=versatilepb
+# QEMU 10's configure asks for meson >= 1.5, and Debian's tarball carries
+# no wheel of it: this Debian's own backport, fetched and unpacked into
+# build/, not installed
+MESON_SUITE=bookworm-backports
+
+# The suites the build fetches from but never installs from; the host
+# installs from DEBIAN_SUITE (and its -updates and -security) only.
+POOL_SUITES="trixie trixie-backports bookworm-backports"
 
 # Guest userland: Debian armel packages extracted into the initramfs.
 GUEST_ARCH=armel

@@ -12,13 +12,11 @@ mkdir -p "$KDIR"
 
 need_cmd ${LINUX_CROSS}gcc gcc-arm-linux-gnueabi
 need_cmd dtc device-tree-compiler
-[ -f "$LINUX_SOURCE_TARBALL" ] ||
-	die "$LINUX_SOURCE_TARBALL missing: install the Debian package '$LINUX_SOURCE_PKG' (make deps, as root)"
-
-src_version=$(pkg_version "$LINUX_SOURCE_PKG")
+kernel_source
+src_version=$LINUX_SOURCE_VERSION
 # keyed on the facts of config/versions.sh it uses, not the whole file: a
 # kernel joining LINUX_SUITE_VERSIONS rebuilds nothing
-INPUTS_EXTRA="$src_version $(${LINUX_CROSS}gcc --version | head -n1) $KVER $LINUX_ARCH $LINUX_CROSS $LINUX_DEFCONFIG $LINUX_DTB" \
+INPUTS_EXTRA="$LINUX_SOURCE_PKG $src_version $(${LINUX_CROSS}gcc --version | head -n1) $KVER $LINUX_ARCH $LINUX_CROSS $LINUX_DEFCONFIG $LINUX_DTB" \
 	hash=$(inputs_hash "${KFRAGMENTS[@]}" "$PATCHES" "$TOP/scripts/build-kernel.sh")
 if stamp_ok "$KSTAMP" "$hash" && [ -f "$OBJ/arch/arm/boot/zImage" ]; then
 	say "kernel ($KNAME): up to date"

@@ -1,8 +1,10 @@
 #!/bin/bash
-# Build QEMU for the board: Debian's qemu 7.2 source ("apt-get source qemu",
-# Debian's own patches applied), our series on top, arm-softmmu only, with
-# user networking (libslirp).  The series is made from the model's sources
-# in qemu/ (scripts/qemu-series.py); patches/qemu is its committed copy.
+# Build QEMU for the board: Debian's qemu source of QEMU_SERIES from
+# QEMU_SUITE (config/versions.sh; Debian's own patches applied), our series
+# on top, arm-softmmu only, with user networking (libslirp).  The series
+# is made from the model's sources in qemu/ (scripts/qemu-series.py);
+# patches/qemu is its committed copy.  Nothing is installed: the source
+# and meson come through the build's own apt configuration (lib.sh: pool).
 #
 #   build-qemu.sh            build build/qemu/obj/qemu-system-arm
 #   build-qemu.sh --prepare  only fetch and patch the tree (build/qemu/src)
@@ -15,26 +17,39 @@ DL=$QDIR/dl
 SRC=$QDIR/src
 PATCHES=$QDIR/series
 if [ "${SANITIZE:-0}" = 1 ]; then OBJ=$QDIR/obj-asan; else OBJ=$QDIR/obj; fi
-mkdir -p "$DL"
 
 need_cmd dpkg-source dpkg-dev
-need_cmd meson meson
 need_cmd ninja ninja-build
 need_cmd git git
+pool_update
 
-# The pristine tree: fetched once per Debian source version.
-src_version=$(apt-cache showsrc "$QEMU_SOURCE_PKG" 2>/dev/null |
-	sed -n 's/^Version: //p' | sort -V | tail -n1)
-[ -n "$src_version" ] ||
-	die "no source package for $QEMU_SOURCE_PKG: deb-src entries are missing (make deps, as root)"
-if ! stamp_ok "$QDIR/.pristine-stamp" "$src_version"; then
-	rm -rf "$DL" "$QDIR/pristine"
+# The pristine tree: the newest point release of QEMU_SERIES that
+# QEMU_SUITE serves, fetched once per version.  One the index lists but
+# the mirror's pool does not hold (a suite's index can run ahead of its
+# pool) is passed over, and said so.
+have=$(cat "$QDIR/.pristine-stamp" 2>/dev/null || true)
+src_version=
+for v in $(pool_versions src "$QEMU_SOURCE_PKG" "$QEMU_SERIES" "$QEMU_SUITE"); do
+	if [ "$v" = "$have" ] && [ -d "$QDIR/pristine" ]; then
+		src_version=$v
+		break
+	fi
+	rm -rf "$DL" "$QDIR/pristine" "$QDIR/.pristine-stamp"
 	mkdir -p "$DL"
-	run_step "fetching Debian source $QEMU_SOURCE_PKG $src_version" "$LOGS/qemu-fetch.log" \
-		sh -c "cd '$DL' && apt-get source --only-source '$QEMU_SOURCE_PKG=$src_version'"
-	mv "$(find "$DL" -mindepth 1 -maxdepth 1 -type d | head -n1)" "$QDIR/pristine"
-	stamp_set "$QDIR/.pristine-stamp" "$src_version"
-fi
+	if (cd "$DL" && pool_apt apt-get source -q --download-only "$QEMU_SOURCE_PKG=$v") \
+		>"$LOGS/qemu-fetch.log" 2>&1; then
+		run_step "unpacking Debian's $QEMU_SOURCE_PKG $v (from $QEMU_SUITE)" "$LOGS/qemu-unpack.log" \
+			dpkg-source -x "$DL/${QEMU_SOURCE_PKG}_${v#*:}.dsc" "$QDIR/pristine"
+		rm -rf "$DL"
+		stamp_set "$QDIR/.pristine-stamp" "$v"
+		src_version=$v
+		break
+	fi
+	warn "$QEMU_SOURCE_PKG $v: $QEMU_SUITE lists it, the mirror did not serve it (${LOGS#"$TOP"/}/qemu-fetch.log); trying an older one"
+done
+[ -n "$src_version" ] ||
+	die "no source of $QEMU_SOURCE_PKG $QEMU_SERIES in $QEMU_SUITE could be fetched (logs in ${LOGS#"$TOP"/})"
+say "QEMU source: Debian $QEMU_SOURCE_PKG $src_version, from $QEMU_SUITE"
 
 if [ "${1:-}" = --export ]; then
 	python3 "$TOP/scripts/qemu-series.py" "$QDIR/pristine" "$TOP/patches/qemu"
@@ -79,22 +94,47 @@ if ! stamp_ok "$QDIR/.src-stamp" "$series_hash"; then
 fi
 [ "${1:-}" = --prepare ] && exit 0
 
+# meson, the newest MESON_SUITE serves, unpacked beside the tree: QEMU's
+# configure finds it through PYTHONPATH (its Python environment sees the
+# system's packages and the path)
+meson_version=$(pool_versions bin meson "" "$MESON_SUITE" | head -n1)
+[ -n "$meson_version" ] || die "$MESON_SUITE serves no meson (see ${LOGS#"$TOP"/}/pool-update.log)"
+MESON=$BUILD/meson
+if ! stamp_ok "$MESON/.stamp" "$meson_version"; then
+	fetch_meson() {
+		set -e
+		rm -rf "$MESON"
+		mkdir -p "$MESON/dl"
+		cd "$MESON/dl"
+		pool_apt apt-get download -q "meson=$meson_version"
+		dpkg-deb -x meson_*.deb "$MESON"
+		rm -rf "$MESON/dl"
+	}
+	run_step "fetching meson $meson_version (from $MESON_SUITE)" "$LOGS/meson-fetch.log" fetch_meson
+	stamp_set "$MESON/.stamp" "$meson_version"
+fi
+export PATH=$MESON/usr/bin:$PATH
+export PYTHONPATH=$MESON/usr/lib/python3/dist-packages${PYTHONPATH:+:$PYTHONPATH}
+
 # Only the devices config/qemu-arm-devices.mak names: configure takes a
 # devices file by name from the source tree's configs/devices, so it is
 # copied there (only when changed: meson watches it).
 DEVICES=$SRC/configs/devices/$QEMU_TARGET/enc-board.mak
 cmp -s "$TOP/config/qemu-arm-devices.mak" "$DEVICES" ||
 	cp "$TOP/config/qemu-arm-devices.mak" "$DEVICES"
-CONFIG_ARGS=(--target-list="$QEMU_TARGET" --without-default-features
+# Debian's python3, whose packages (venv, distlib) QEMU's configure uses,
+# whatever python3 comes first in PATH; the "+ds" tarball has no firmware
+# to install
+CONFIG_ARGS=(--python=/usr/bin/python3 --target-list="$QEMU_TARGET" --without-default-features
 	--without-default-devices --with-devices-${QEMU_TARGET%-softmmu}=enc-board
 	--enable-slirp --enable-fdt=system --enable-tcg --disable-docs
-	--disable-werror)
-[ "${SANITIZE:-0}" = 1 ] && CONFIG_ARGS+=(--enable-sanitizers --enable-debug)
+	--disable-install-blobs --disable-werror)
+[ "${SANITIZE:-0}" = 1 ] && CONFIG_ARGS+=(--enable-asan --enable-ubsan --enable-debug)
 # configure hands meson the compiler by name, and meson adds ccache only
 # to a compiler it found itself: without this no QEMU object is ever
 # cached and every clean clone compiles QEMU twice from scratch.
 command -v ccache >/dev/null && CONFIG_ARGS+=(--cc="ccache cc")
-cfg_hash=$(INPUTS_EXTRA="${CONFIG_ARGS[*]}" inputs_hash "$TOP/scripts/build-qemu.sh" \
+cfg_hash=$(INPUTS_EXTRA="${CONFIG_ARGS[*]} $src_version $meson_version" inputs_hash "$TOP/scripts/build-qemu.sh" \
 	"$TOP/config/qemu-arm-devices.mak")
 ccache_env   # before configure: meson's compiler checks run through ccache too
 if ! stamp_ok "$OBJ/.config-stamp" "$cfg_hash"; then

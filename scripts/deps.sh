@@ -1,7 +1,13 @@
 #!/bin/bash
-# Install the Debian packages the build, the guest and the tests need, and
-# add deb-src entries (for "apt-get source qemu") built from the mirrors
-# already configured in apt.  Needs root; does nothing when all is present.
+# Install the Debian packages the build, the guest and the tests need, all
+# from this Debian's own release (DEBIAN_SUITE and its -updates and
+# -security suites): apt's configuration is not changed, and before
+# installing, what apt would take is checked to come from there (what the
+# build needs of other suites it fetches without installing: lib.sh, pool).
+# Needs root; does nothing when all is present.
+#
+#   deps.sh          install what is missing
+#   deps.sh --list   print the packages, one a line
 . "$(dirname "$0")/lib.sh"
 
 PACKAGES=(
@@ -15,45 +21,43 @@ PACKAGES=(
 	u-boot-tools device-tree-compiler dt-schema
 	# guest root filesystem
 	mmdebstrap
-	# QEMU build (arm-softmmu with user networking)
-	dpkg-dev ninja-build meson pkg-config libglib2.0-dev libpixman-1-dev
-	libslirp-dev libfdt-dev zlib1g-dev git
+	# QEMU build (arm-softmmu with user networking; its configure makes
+	# a Python environment with venv and distlib)
+	dpkg-dev ninja-build pkg-config libglib2.0-dev libpixman-1-dev
+	libslirp-dev libfdt-dev zlib1g-dev git python3-venv python3-distlib
 	# tests and benchmark on the host
 	python3 iperf3 gnuplot-nox
 )
 
-# every kernel the build knows, not only KVER: the suite applies each
-# version's series (patches/linux/<version>) to its tree
+# every kernel of this Debian the build knows, not only KVER: the suite
+# applies each version's series (patches/linux/<version>) to its tree.
+# The others (LINUX_SUITE_<version>) are fetched, not installed.
 for v in $LINUX_VERSIONS; do
-	PACKAGES+=("linux-source-$v")
+	suite=LINUX_SUITE_${v//./_}
+	[ -n "${!suite:-}" ] || PACKAGES+=("linux-source-$v")
 done
+
+if [ "${1:-}" = --list ]; then
+	printf '%s\n' "${PACKAGES[@]}"
+	exit 0
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
 	[ -n "$(pkg_version "$p")" ] || missing+=("$p")
 done
 
-need_src=0
-if ! apt-get source --print-uris "$QEMU_SOURCE_PKG" >/dev/null 2>&1; then
-	need_src=1
-fi
-
-if [ ${#missing[@]} -eq 0 ] && [ $need_src -eq 0 ]; then
+if [ ${#missing[@]} -eq 0 ]; then
 	say "host packages: all present"
 	exit 0
 fi
 
 [ "$(id -u)" -eq 0 ] ||
-	die "missing Debian packages: ${missing[*]:-} ${need_src:+(and deb-src entries)}; run 'make deps' as root"
-
-if [ $need_src -eq 1 ]; then
-	python3 "$TOP/scripts/host/add-deb-src.py" ||
-		die "could not enable deb-src entries in apt's sources"
-fi
+	die "missing Debian packages: ${missing[*]}; run 'make deps' as root, or apt-get install them"
 
 export DEBIAN_FRONTEND=noninteractive
 run_step "apt-get update" "$LOGS/apt-update.log" apt-get update
-if [ ${#missing[@]} -gt 0 ]; then
-	run_step "installing ${#missing[@]} Debian packages" "$LOGS/apt-install.log" \
-		apt-get install -y --no-install-recommends "${missing[@]}"
-fi
+run_step "checking that apt takes them from $DEBIAN_SUITE" "$LOGS/apt-check.log" \
+	python3 "$TOP/scripts/host/debian-pool.py" check "${missing[@]}"
+run_step "installing ${#missing[@]} Debian packages" "$LOGS/apt-install.log" \
+	apt-get install -y --no-install-recommends "${missing[@]}"

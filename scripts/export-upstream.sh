@@ -22,8 +22,7 @@ KVER=$LINUX_UPSTREAM_BASE
 . "$(dirname "$0")/lib.sh"
 
 OUTDIR=${1:-$BUILD/upstream}
-[ -f "$LINUX_SOURCE_TARBALL" ] ||
-	die "$LINUX_SOURCE_TARBALL missing: install the Debian package '$LINUX_SOURCE_PKG' (make deps, as root)"
+kernel_source
 need_cmd unifdef unifdef
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -66,7 +65,7 @@ scratch_tree() {
 	done
 	git -C "$dir" init -q
 	git -C "$dir" add -A
-	git -C "$dir" commit -q -m "Debian $LINUX_SOURCE_PKG $(pkg_version "$LINUX_SOURCE_PKG")"
+	git -C "$dir" commit -q -m "Debian $LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION"
 }
 
 commit() { git -C "$1" add -A && git -C "$1" commit -q -s -F -; }

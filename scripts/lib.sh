@@ -158,3 +158,103 @@ ccache_env() {
 		export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 	fi
 }
+
+# The pool: the suites of POOL_SUITES (config/versions.sh), through an apt
+# configuration of the build's own (scripts/host/debian-pool.py).  The
+# host's apt never sees them; nothing is installed from them.
+POOL=$BUILD/apt
+pool_apt() { APT_CONFIG=$POOL/apt.conf "$@"; }
+
+# pool_update: that configuration written, its indexes fetched; refreshed
+# when older than six hours, so a suite that moves on (a newer point
+# release, a newer kernel) is followed.  Offline, older indexes serve.
+pool_update() {
+	local key
+	key=$(INPUTS_EXTRA="$POOL_SUITES" inputs_hash "$TOP/scripts/host/debian-pool.py")
+	if stamp_ok "$POOL/.stamp" "$key" &&
+		[ -n "$(find "$POOL/.stamp" -mmin -360 2>/dev/null)" ]; then
+		return 0
+	fi
+	mkdir -p "$POOL"
+	# shellcheck disable=SC2086
+	python3 "$TOP/scripts/host/debian-pool.py" config "$POOL" $POOL_SUITES ||
+		die "could not write the build's apt configuration ($POOL)"
+	if ! pool_apt apt-get update -q >"$LOGS/pool-update.log" 2>&1 ||
+		grep -q '^[WE]: Failed' "$LOGS/pool-update.log"; then
+		if [ -f "$POOL/.stamp" ]; then
+			warn "could not refresh the indexes of $POOL_SUITES (see ${LOGS#"$TOP"/}/pool-update.log); using the ones fetched before"
+			return 0
+		fi
+		die "could not fetch the indexes of $POOL_SUITES from the Debian mirror (see ${LOGS#"$TOP"/}/pool-update.log)"
+	fi
+	stamp_set "$POOL/.stamp" "$key"
+}
+
+# pool_versions KIND PACKAGE SERIES SUITE: the versions of PACKAGE that
+# SUITE serves (KIND: src for the source package, bin for the binary), of
+# upstream SERIES ("10.0", "7"; empty: any), newest first
+pool_versions() {
+	pool_apt apt-cache madison "$2" 2>/dev/null |
+		awk -F' *[|] *' -v kind="$1" -v series="$3" -v suite="$4" '
+			{ v = $2; sub(/^[0-9]+:/, "", v) }
+			($3 ~ / Sources$/) != (kind == "src") { next }
+			$3 !~ ("^[^ ]+ " suite "/") { next }
+			series != "" && index(v, series ".") != 1 && index(v, series "-") != 1 { next }
+			{ print $2 }' |
+		sort -u | sort -rV
+}
+
+# kernel_source: the source of KVER's tree.  A version of this Debian is
+# its installed linux-source-<KVER>; a series another suite serves
+# (LINUX_SUITE_<KVER> in config/versions.sh) is the newest
+# linux-source-<KVER>.N that suite holds, fetched into build/dl and never
+# installed: when the suite moves on (7.3 to 7.4) the build follows, and
+# says so.  Sets LINUX_SOURCE_PKG, LINUX_SOURCE_VERSION and
+# LINUX_SOURCE_TARBALL, and writes them to $KDIR/source for the tests.
+kernel_source() {
+	local suite=LINUX_SUITE_${KVER//./_} pkg v dl=$BUILD/dl was
+	suite=${!suite:-}
+	mkdir -p "$KDIR"
+	was=$(cat "$KDIR/source" 2>/dev/null | cut -d' ' -f1-2 || true)
+	if [ -z "$suite" ]; then
+		LINUX_SOURCE_VERSION=$(pkg_version "$LINUX_SOURCE_PKG")
+		[ -f "$LINUX_SOURCE_TARBALL" ] && [ -n "$LINUX_SOURCE_VERSION" ] ||
+			die "$LINUX_SOURCE_TARBALL missing: install the Debian package '$LINUX_SOURCE_PKG' (make deps, as root)"
+	else
+		pool_update
+		pkg=$(pool_apt apt-cache pkgnames "linux-source-$KVER." 2>/dev/null |
+			grep -E "^linux-source-$KVER\.[0-9]+\$" | sort -V | tail -n1 || true)
+		[ -n "$pkg" ] || die "$suite serves no linux-source-$KVER.N (see ${LOGS#"$TOP"/}/pool-update.log)"
+		LINUX_SOURCE_PKG=$pkg
+		LINUX_SOURCE_VERSION=
+		for v in $(pool_versions bin "$pkg" "" "$suite"); do
+			LINUX_SOURCE_TARBALL=$dl/${pkg}_$v.tar.xz
+			if [ -f "$LINUX_SOURCE_TARBALL" ]; then
+				LINUX_SOURCE_VERSION=$v
+				break
+			fi
+			fetch_linux() {
+				set -e
+				rm -rf "$dl/deb"
+				mkdir -p "$dl/deb"
+				(cd "$dl/deb" && pool_apt apt-get download -q "$pkg=$v")
+				# the tarball only, not the package
+				dpkg-deb --fsys-tarfile "$dl/deb/"*.deb |
+					tar -xO "./usr/src/$pkg.tar.xz" >"$LINUX_SOURCE_TARBALL.part"
+				rm -rf "$dl/deb" "$dl/${pkg%.*}".*_*.tar.xz
+				mv "$LINUX_SOURCE_TARBALL.part" "$LINUX_SOURCE_TARBALL"
+			}
+			if (run_step "fetching $pkg $v (from $suite)" "$LOGS/linux-fetch-$KVER.log" fetch_linux); then
+				LINUX_SOURCE_VERSION=$v
+				break
+			fi
+			rm -f "$LINUX_SOURCE_TARBALL.part"
+			warn "$pkg $v: $suite lists it, the mirror did not serve it; trying an older one"
+		done
+		[ -n "$LINUX_SOURCE_VERSION" ] || die "no $pkg of $suite could be fetched (${LOGS#"$TOP"/}/linux-fetch-$KVER.log)"
+		if [ -n "$was" ] && [ "$was" != "$pkg $LINUX_SOURCE_VERSION" ]; then
+			say "Linux $KVER: $suite has moved on from $was to $pkg $LINUX_SOURCE_VERSION"
+		fi
+	fi
+	echo "$LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION $LINUX_SOURCE_TARBALL" >"$KDIR/source"
+}

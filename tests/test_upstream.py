@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 import time
 
-from lib.board import BUILD, Board, versions_sh
+from lib.board import BUILD, Board, kernel_source, versions_sh
 from lib.proc import BUILD_NICE, run_script
 from test_driver import check_no_splats
 
@@ -107,7 +107,7 @@ def source_tar(kver):
     while the package's tarball is the same: a few paths are extracted
     from it in a read through, where the .tar.xz is decompressed whole for
     each."""
-    xz = f"/usr/src/linux-source-{kver}.tar.xz"
+    xz = kernel_source(kver)[2]
     st = os.stat(xz)
     tar = os.path.join(CACHE, f"linux-source-{kver}-{st.st_size}-{int(st.st_mtime)}.tar")
     with cache_lock():
@@ -160,7 +160,7 @@ def applied_netdev(logdir):
 
 def apply_series(tree, kver, paths, patches):
     p = run(["tar", "-xf", source_tar(kver), "-C", tree,
-             "--strip-components=1"] + [f"linux-source-{kver}/{x}" for x in paths])
+             "--strip-components=1"] + [f"{kernel_source(kver)[0]}/{x}" for x in paths])
     assert p.returncode == 0, p.stderr
     for c in (["init", "-q"], ["add", "-A", "-f"],
               ["-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "base"]):

@@ -47,6 +47,15 @@ IMAGES = os.path.join(BUILD, f"images{KSUF}")
 KERNEL_SRC = os.path.join(BUILD, f"linux-{KVER}", "src")
 QEMU = os.environ.get("QEMU", os.path.join(BUILD, "qemu", "obj", "qemu-system-arm"))
 
+
+def kernel_source(kver):
+    """(package, version, tarball) of the Debian source kver's tree was
+    built from, as the build recorded it (scripts/lib.sh: kernel_source)."""
+    path = os.path.join(BUILD, f"linux-{kver}", "source")
+    with open(path) as f:
+        pkg, version, tarball = f.read().split()
+    return pkg, version, tarball
+
 # Set (to its name) while a test marked guestless runs (tests/run.py): such
 # a test runs beside an exclusive one, whose times a second guest would
 # disturb, so no board may boot in it or in any script it starts.

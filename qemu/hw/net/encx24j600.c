@@ -34,8 +34,7 @@
  *    host-side fault injection (not migrated)
  * } test machinery
  *
- * This work is licensed under the terms of the GNU GPL, version 2 or later.
- * See the COPYING file in the top-level directory.
+ * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
@@ -2463,7 +2462,7 @@ static void enc_reset_enter(Object *obj, ResetType type)
     enc_soft_reset(s, true);
 }
 
-static void enc_reset_hold(Object *obj)
+static void enc_reset_hold(Object *obj, ResetType type)
 {
     ENCX24J600State *s = ENCX24J600(obj);
 
@@ -2473,7 +2472,7 @@ static void enc_reset_hold(Object *obj)
 }
 
 /* The reset's times count from its release */
-static void enc_reset_exit(Object *obj)
+static void enc_reset_exit(Object *obj, ResetType type)
 {
     enc_reset_release(ENCX24J600(obj));
 }
@@ -2604,7 +2603,7 @@ static const VMStateDescription vmstate_encx24j600_wire = {
     .pre_save = enc_pre_save,
     .post_save = enc_post_save,
     .post_load = enc_wire_post_load,
-    .fields = (VMStateField[]) {
+    .fields = (const VMStateField[]) {
         VMSTATE_INT64(rx_wire_free, ENCX24J600State),
         VMSTATE_UINT32(wire_mig_len, ENCX24J600State),
         VMSTATE_VALIDATE("port buffer fits", enc_wire_mig_fits),
@@ -2679,7 +2678,7 @@ static const VMStateDescription vmstate_encx24j600 = {
     /* test machinery { */
     .pre_load = enc_pre_load,
     /* } test machinery */
-    .fields = (VMStateField[]) {
+    .fields = (const VMStateField[]) {
         VMSTATE_SSI_PERIPHERAL(parent_obj, ENCX24J600State),
         VMSTATE_UINT8_ARRAY(sram, ENCX24J600State, ENCX24J600_SRAM_SIZE),
         VMSTATE_UINT8_ARRAY(sfr, ENCX24J600State, ENCX24J600_SFR_SIZE),
@@ -2714,14 +2713,14 @@ static const VMStateDescription vmstate_encx24j600 = {
         VMSTATE_END_OF_LIST()
     },
     /* test machinery { */
-    .subsections = (const VMStateDescription * []) {
+    .subsections = (const VMStateDescription * const []) {
         &vmstate_encx24j600_wire,
         NULL
     }
     /* } test machinery */
 };
 
-static Property enc_properties[] = {
+static const Property enc_properties[] = {
     DEFINE_NIC_PROPERTIES(ENCX24J600State, conf),
     DEFINE_PROP_UINT32("x-autoneg-delay-ms", ENCX24J600State,
                        autoneg_delay_ms, AUTONEG_DELAY_MS_DEFAULT),
@@ -2732,7 +2731,6 @@ static Property enc_properties[] = {
     DEFINE_PROP_BOOL("x-factory-mac-blank", ENCX24J600State,
                      factory_mac_blank, false),
     /* } test machinery */
-    DEFINE_PROP_END_OF_LIST(),
 };
 
 static void enc_class_init(ObjectClass *klass, void *data)

@@ -18,13 +18,12 @@
  *   ENCX_FUZZ_SEED      random seed (default 1, so that a failure
  *                       reproduces; printed)
  *
- * This work is licensed under the terms of the GNU GPL, version 2 or later.
- * See the COPYING file in the top-level directory.
+ * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
 #include "libqtest.h"
-#include "qapi/qmp/qdict.h"
+#include "qobject/qdict.h"
 
 #define SSP_BASE        0x101f4000
 #define SSPCR0          0x00

@@ -8,8 +8,7 @@
  * stops when it leaves it (GPIOIC clears edge detection only), and that an
  * edge-sensitive line latches until GPIOIC.
  *
- * This work is licensed under the terms of the GNU GPL, version 2 or later.
- * See the COPYING file in the top-level directory.
+ * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"

@@ -1,8 +1,7 @@
 /*
  * Microchip ENCX24J600 (ENC424J600/ENC624J600) SPI Ethernet controller
  *
- * This work is licensed under the terms of the GNU GPL, version 2 or later.
- * See the COPYING file in the top-level directory.
+ * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #ifndef HW_NET_ENCX24J600_H
