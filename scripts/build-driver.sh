@@ -29,14 +29,16 @@ KMAKE=(make -C "$KSRC" O="$KOBJ" ARCH="$LINUX_ARCH" CROSS_COMPILE="$LINUX_CROSS"
 
 if [ "${1:-}" = check ]; then
 	need_cmd sparse sparse
+	SPARSE=(C=2)
+	sparse_usable || SPARSE=()
 	# as this repository builds it, and as the upstream series has it:
 	# without the test hooks (drivers/net/encx24j600/Kbuild)
 	for hooks in y n; do
 		log=$LOGS/driver-check$KSUF-hooks-$hooks.log
 		"${KMAKE[@]}" clean >/dev/null
-		if ! "${KMAKE[@]}" CC="${LINUX_CROSS}gcc" W=1 C=2 ENC_TEST_HOOKS=$hooks modules \
+		if ! "${KMAKE[@]}" CC="${LINUX_CROSS}gcc" W=1 "${SPARSE[@]}" ENC_TEST_HOOKS=$hooks modules \
 			>"$log" 2>&1; then
-			cat "$log"; die "driver build with W=1 C=2 failed (log: $log)"
+			cat "$log"; die "driver build with W=1${SPARSE[*]:+ ${SPARSE[*]}} failed (log: $log)"
 		fi
 		if grep -E 'warning:|error:' "$log"; then
 			die "W=1/sparse warnings in the driver (log: $log)"
@@ -44,14 +46,18 @@ if [ "${1:-}" = check ]; then
 		# sparse must have run, on each of the module's sources
 		checked=$(grep -c '^  CHECK ' "$log" || true)
 		sources=$(find "$DRV" -maxdepth 1 -name '*.c' | wc -l)
-		[ "$checked" -ge "$sources" ] ||
+		[ ${#SPARSE[@]} -eq 0 ] || [ "$checked" -ge "$sources" ] ||
 			die "sparse checked $checked files of the driver's $sources (log: $log)"
 		# the check must have built what it names
 		got=n
 		if grep -q -- "-DENC_TEST_HOOKS" "$OUT/.enc424j600-main.o.cmd"; then got=y; fi
 		[ "$got" = "$hooks" ] || die "ENC_TEST_HOOKS=$hooks did not reach the compiler"
 	done
-	say "driver: W=1 and sparse clean, with and without the test hooks"
+	if [ ${#SPARSE[@]} -gt 0 ]; then
+		say "driver: W=1 and sparse clean, with and without the test hooks"
+	else
+		say "driver: W=1 clean, with and without the test hooks; sparse cannot check Linux $KVER (LINUX_NO_SPARSE)"
+	fi
 	exit 0
 fi
 

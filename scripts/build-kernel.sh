@@ -19,6 +19,7 @@ src_version=$LINUX_SOURCE_VERSION
 INPUTS_EXTRA="$LINUX_SOURCE_PKG $src_version $(${LINUX_CROSS}gcc --version | head -n1) $KVER $LINUX_ARCH $LINUX_CROSS $LINUX_DEFCONFIG $LINUX_DTB" \
 	hash=$(inputs_hash "${KFRAGMENTS[@]}" "$PATCHES" "$TOP/scripts/build-kernel.sh")
 if stamp_ok "$KSTAMP" "$hash" && [ -f "$OBJ/arch/arm/boot/zImage" ]; then
+	kernel_source_record
 	say "kernel ($KNAME): up to date"
 	exit 0
 fi
@@ -52,6 +53,7 @@ if ! stamp_ok "$KDIR/.src-stamp" "$src_hash"; then
 		"$LOGS/linux-unpack-$KVER.log" prepare
 	stamp_set "$KDIR/.src-stamp" "$src_hash"
 fi
+kernel_source_record
 
 ccache_env
 CC="${LINUX_CROSS}gcc"

@@ -34,12 +34,16 @@ for v in $(pool_versions src "$QEMU_SOURCE_PKG" "$QEMU_SERIES" "$QEMU_SUITE"); d
 		src_version=$v
 		break
 	fi
-	rm -rf "$DL" "$QDIR/pristine" "$QDIR/.pristine-stamp"
+	# fetched and unpacked beside the tree there is; it is replaced only
+	# once the new one is whole
+	rm -rf "$DL"
 	mkdir -p "$DL"
 	if (cd "$DL" && pool_apt apt-get source -q --download-only "$QEMU_SOURCE_PKG=$v") \
 		>"$LOGS/qemu-fetch.log" 2>&1; then
 		run_step "unpacking Debian's $QEMU_SOURCE_PKG $v (from $QEMU_SUITE)" "$LOGS/qemu-unpack.log" \
-			dpkg-source -x "$DL/${QEMU_SOURCE_PKG}_${v#*:}.dsc" "$QDIR/pristine"
+			dpkg-source -x "$DL/${QEMU_SOURCE_PKG}_${v#*:}.dsc" "$DL/tree"
+		rm -rf "$QDIR/pristine" "$QDIR/.pristine-stamp"
+		mv "$DL/tree" "$QDIR/pristine"
 		rm -rf "$DL"
 		stamp_set "$QDIR/.pristine-stamp" "$v"
 		src_version=$v

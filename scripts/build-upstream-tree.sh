@@ -19,7 +19,7 @@ KVER=$LINUX_UPSTREAM_BASE
 DIR=$(realpath -m "$1")
 CONFIG=$BUILD/linux-$KVER/obj/.config
 [ -f "$CONFIG" ] || die "$CONFIG missing: build the $KVER production kernel first (make KVER=$KVER kernel)"
-kernel_source
+kernel_source_built
 rm -rf "$DIR"
 mkdir -p "$DIR/src" "$DIR/obj"
 

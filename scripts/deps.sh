@@ -58,6 +58,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 run_step "apt-get update" "$LOGS/apt-update.log" apt-get update
 run_step "checking that apt takes them from $DEBIAN_SUITE" "$LOGS/apt-check.log" \
-	python3 "$TOP/scripts/host/debian-pool.py" check "${missing[@]}"
+	python3 "$TOP/scripts/host/debian-pool.py" check --allow "$DEBIAN_SUITE" \
+	--allow "$DEBIAN_SUITE-updates" --allow "$DEBIAN_SUITE-security" "${missing[@]}"
 run_step "installing ${#missing[@]} Debian packages" "$LOGS/apt-install.log" \
 	apt-get install -y --no-install-recommends "${missing[@]}"

@@ -22,7 +22,7 @@ KVER=$LINUX_UPSTREAM_BASE
 . "$(dirname "$0")/lib.sh"
 
 OUTDIR=${1:-$BUILD/upstream}
-kernel_source
+kernel_source_built
 need_cmd unifdef unifdef
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -70,9 +70,9 @@ scratch_tree() {
 
 commit() { git -C "$1" add -A && git -C "$1" commit -q -s -F -; }
 
-# kernel_source SRC DST: SRC without the test hooks and under the kernel's
+# to_kernel_names SRC DST: SRC without the test hooks and under the kernel's
 # names: enc424j600 -> encx24j600, except the part's compatible and SPI id.
-kernel_source() {
+to_kernel_names() {
 	# unifdef exits 1 when it changed something, 2 on trouble
 	unifdef -UENC_TEST_HOOKS -o "$WORK/unifdef.out" "$1" || [ $? -le 1 ] ||
 		die "unifdef failed on $1"
@@ -163,7 +163,7 @@ D=$T/$MCHP/encx24j600
 mkdir -p "$D"
 for f in "$DRV"/*.c "$DRV"/*.h; do
 	b=$(basename "$f")
-	kernel_source "$f" "$D/${b/enc424j600/encx24j600}"
+	to_kernel_names "$f" "$D/${b/enc424j600/encx24j600}"
 done
 objs=$(sed -n 's/^enc424j600-y *:= *//p' "$DRV/Kbuild" | sed 's/enc424j600/encx24j600/g')
 [ -n "$objs" ] || die "$DRV/Kbuild: no enc424j600-y line"
@@ -203,7 +203,7 @@ PY
 # KUnit tests of the driver's pure logic
 for f in "$KUNIT"/*.c; do
 	b=$(basename "$f" .c)
-	kernel_source "$f" "$D/$(echo "$b" | sed 's/enc424j600/encx24j600/; s/_/-/g').c"
+	to_kernel_names "$f" "$D/$(echo "$b" | sed 's/enc424j600/encx24j600/; s/_/-/g').c"
 done
 echo 'obj-$(CONFIG_ENCX24J600_KUNIT_TEST) += encx24j600-kunit.o' >>"$D/Makefile"
 python3 - "$T/$MCHP/Kconfig" <<'PY' || die "the microchip Kconfig has changed"
@@ -328,8 +328,8 @@ trees ("microchip,encx24j600"); patch 1 writes the binding down, with the
 parts' own compatibles.
 
 Tested so far against an emulated chip only (a QEMU model written from
-the datasheet, with fault injection), on Linux 6.1 and 6.12: not yet on
-silicon, hence RFC.  It goes out as PATCH once it has run on an
+the datasheet, with fault injection), on Linux 6.1, 6.12 and 7: not yet
+on silicon, hence RFC.  It goes out as PATCH once it has run on an
 ENC424J600 board (receive and transmit under load, link changes, the
 chip's reset), with those results here.
 EOF

@@ -159,47 +159,69 @@ ccache_env() {
 	fi
 }
 
-# The pool: the suites of POOL_SUITES (config/versions.sh), through an apt
-# configuration of the build's own (scripts/host/debian-pool.py).  The
-# host's apt never sees them; nothing is installed from them.
+# The pool: the suites the build fetches from but never installs from
+# (QEMU_SUITE, MESON_SUITE, LINUX_SUITE_<version> of config/versions.sh),
+# through an apt configuration of the build's own
+# (scripts/host/debian-pool.py): the host's apt never sees them.
 POOL=$BUILD/apt
+POOL_SUITES=$(
+	for v in $LINUX_VERSIONS; do
+		s=LINUX_SUITE_${v//./_}
+		echo "${!s:-}"
+	done
+	echo "$QEMU_SUITE" "$MESON_SUITE"
+)
+POOL_SUITES=$(printf '%s\n' $POOL_SUITES | sort -u | tr '\n' ' ')
+POOL_SUITES=${POOL_SUITES% }
 pool_apt() { APT_CONFIG=$POOL/apt.conf "$@"; }
 
 # pool_update: that configuration written, its indexes fetched; refreshed
 # when older than six hours, so a suite that moves on (a newer point
-# release, a newer kernel) is followed.  Offline, older indexes serve.
+# release, a newer kernel) is followed; never while the suite runs
+# (POOL_FROZEN, set by scripts/test.sh: the trees it tests stay put).
+# Offline, indexes fetched before for the same suites serve.
 pool_update() {
-	local key
+	local key old
 	key=$(INPUTS_EXTRA="$POOL_SUITES" inputs_hash "$TOP/scripts/host/debian-pool.py")
-	if stamp_ok "$POOL/.stamp" "$key" &&
-		[ -n "$(find "$POOL/.stamp" -mmin -360 2>/dev/null)" ]; then
+	mkdir -p "$POOL"
+	exec {pool_lock}>"$POOL/.lock"
+	flock "$pool_lock"
+	old=$(cat "$POOL/.stamp" 2>/dev/null || true)
+	if [ "$old" = "$key" ] && { [ -n "${POOL_FROZEN:-}" ] ||
+		[ -n "$(find "$POOL/.stamp" -mmin -360 2>/dev/null)" ]; }; then
+		exec {pool_lock}>&-
 		return 0
 	fi
-	mkdir -p "$POOL"
 	# shellcheck disable=SC2086
 	python3 "$TOP/scripts/host/debian-pool.py" config "$POOL" $POOL_SUITES ||
 		die "could not write the build's apt configuration ($POOL)"
-	if ! pool_apt apt-get update -q >"$LOGS/pool-update.log" 2>&1 ||
+	if ! pool_apt apt-get update -q -o Acquire::Retries=1 -o Acquire::http::Timeout=30 \
+		>"$LOGS/pool-update.log" 2>&1 ||
 		grep -q '^[WE]: Failed' "$LOGS/pool-update.log"; then
-		if [ -f "$POOL/.stamp" ]; then
+		if [ "$old" = "$key" ]; then
 			warn "could not refresh the indexes of $POOL_SUITES (see ${LOGS#"$TOP"/}/pool-update.log); using the ones fetched before"
+			touch "$POOL/.stamp"
+			exec {pool_lock}>&-
 			return 0
 		fi
 		die "could not fetch the indexes of $POOL_SUITES from the Debian mirror (see ${LOGS#"$TOP"/}/pool-update.log)"
 	fi
 	stamp_set "$POOL/.stamp" "$key"
+	exec {pool_lock}>&-
 }
 
 # pool_versions KIND PACKAGE SERIES SUITE: the versions of PACKAGE that
 # SUITE serves (KIND: src for the source package, bin for the binary), of
 # upstream SERIES ("10.0", "7"; empty: any), newest first
 pool_versions() {
-	pool_apt apt-cache madison "$2" 2>/dev/null |
-		awk -F' *[|] *' -v kind="$1" -v series="$3" -v suite="$4" '
-			{ v = $2; sub(/^[0-9]+:/, "", v) }
+	pool_apt apt-cache madison "$2" |
+		awk -F' *[|] *' -v pkg="$2" -v kind="$1" -v series="$3" -v suite="$4" '
+			{ name = $1; sub(/^ +/, "", name); v = $2; sub(/^[0-9]+:/, "", v) }
+			name != pkg { next }
 			($3 ~ / Sources$/) != (kind == "src") { next }
 			$3 !~ ("^[^ ]+ " suite "/") { next }
-			series != "" && index(v, series ".") != 1 && index(v, series "-") != 1 { next }
+			series != "" && index(v, series ".") != 1 && index(v, series "-") != 1 &&
+				index(v, series "+") != 1 && index(v, series "~") != 1 { next }
 			{ print $2 }' |
 		sort -u | sort -rV
 }
@@ -210,51 +232,100 @@ pool_versions() {
 # linux-source-<KVER>.N that suite holds, fetched into build/dl and never
 # installed: when the suite moves on (7.3 to 7.4) the build follows, and
 # says so.  Sets LINUX_SOURCE_PKG, LINUX_SOURCE_VERSION and
-# LINUX_SOURCE_TARBALL, and writes them to $KDIR/source for the tests.
+# LINUX_SOURCE_TARBALL.  The tree built from it is recorded in
+# $KDIR/source by build-kernel.sh (kernel_source_record).
 kernel_source() {
-	local suite=LINUX_SUITE_${KVER//./_} pkg v dl=$BUILD/dl was
+	local suite=LINUX_SUITE_${KVER//./_} pkg v n dl=$BUILD/dl was tarball
 	suite=${!suite:-}
-	mkdir -p "$KDIR"
-	was=$(cat "$KDIR/source" 2>/dev/null | cut -d' ' -f1-2 || true)
 	if [ -z "$suite" ]; then
 		LINUX_SOURCE_VERSION=$(pkg_version "$LINUX_SOURCE_PKG")
 		[ -f "$LINUX_SOURCE_TARBALL" ] && [ -n "$LINUX_SOURCE_VERSION" ] ||
 			die "$LINUX_SOURCE_TARBALL missing: install the Debian package '$LINUX_SOURCE_PKG' (make deps, as root)"
-	else
-		pool_update
-		pkg=$(pool_apt apt-cache pkgnames "linux-source-$KVER." 2>/dev/null |
-			grep -E "^linux-source-$KVER\.[0-9]+\$" | sort -V | tail -n1 || true)
-		[ -n "$pkg" ] || die "$suite serves no linux-source-$KVER.N (see ${LOGS#"$TOP"/}/pool-update.log)"
-		LINUX_SOURCE_PKG=$pkg
-		LINUX_SOURCE_VERSION=
-		for v in $(pool_versions bin "$pkg" "" "$suite"); do
-			LINUX_SOURCE_TARBALL=$dl/${pkg}_$v.tar.xz
-			if [ -f "$LINUX_SOURCE_TARBALL" ]; then
-				LINUX_SOURCE_VERSION=$v
-				break
-			fi
-			fetch_linux() {
-				set -e
-				rm -rf "$dl/deb"
-				mkdir -p "$dl/deb"
-				(cd "$dl/deb" && pool_apt apt-get download -q "$pkg=$v")
-				# the tarball only, not the package
-				dpkg-deb --fsys-tarfile "$dl/deb/"*.deb |
-					tar -xO "./usr/src/$pkg.tar.xz" >"$LINUX_SOURCE_TARBALL.part"
-				rm -rf "$dl/deb" "$dl/${pkg%.*}".*_*.tar.xz
-				mv "$LINUX_SOURCE_TARBALL.part" "$LINUX_SOURCE_TARBALL"
-			}
-			if (run_step "fetching $pkg $v (from $suite)" "$LOGS/linux-fetch-$KVER.log" fetch_linux); then
-				LINUX_SOURCE_VERSION=$v
-				break
-			fi
-			rm -f "$LINUX_SOURCE_TARBALL.part"
-			warn "$pkg $v: $suite lists it, the mirror did not serve it; trying an older one"
-		done
-		[ -n "$LINUX_SOURCE_VERSION" ] || die "no $pkg of $suite could be fetched (${LOGS#"$TOP"/}/linux-fetch-$KVER.log)"
-		if [ -n "$was" ] && [ "$was" != "$pkg $LINUX_SOURCE_VERSION" ]; then
-			say "Linux $KVER: $suite has moved on from $was to $pkg $LINUX_SOURCE_VERSION"
-		fi
+		return 0
 	fi
+	pool_update
+	# the newest linux-source-<KVER>.N of which the suite serves a version
+	pkg=
+	for n in $(pool_apt apt-cache pkgnames "linux-source-$KVER." |
+		grep -E "^linux-source-$KVER\.[0-9]+\$" | sort -rV); do
+		if [ -n "$(pool_versions bin "$n" "" "$suite")" ]; then
+			pkg=$n
+			break
+		fi
+	done
+	[ -n "$pkg" ] || die "$suite serves no linux-source-$KVER.N (see ${LOGS#"$TOP"/}/pool-update.log)"
+	LINUX_SOURCE_PKG=$pkg
+	LINUX_SOURCE_VERSION=
+	mkdir -p "$dl"
+	exec {dl_lock}>"$dl/.lock"
+	flock "$dl_lock"
+	for v in $(pool_versions bin "$pkg" "" "$suite"); do
+		tarball=$dl/${pkg}_${v#*:}.tar.xz
+		if [ -f "$tarball" ] || (run_step "fetching $pkg $v (from $suite)" \
+			"$LOGS/linux-fetch-$KVER.log" fetch_linux_source "$pkg" "$v" "$tarball"); then
+			LINUX_SOURCE_VERSION=$v
+			LINUX_SOURCE_TARBALL=$tarball
+			break
+		fi
+		warn "$pkg $v: $suite lists it, the mirror did not serve it; trying an older one"
+	done
+	exec {dl_lock}>&-
+	[ -n "$LINUX_SOURCE_VERSION" ] ||
+		die "no $pkg of $suite could be fetched (${LOGS#"$TOP"/}/linux-fetch-$KVER.log)"
+	was=$(cut -d' ' -f1-2 "$KDIR/source" 2>/dev/null || true)
+	if [ -n "$was" ] && [ "$was" != "$pkg $LINUX_SOURCE_VERSION" ]; then
+		say "Linux $KVER: $suite has moved on from $was to $pkg $LINUX_SOURCE_VERSION"
+	fi
+}
+
+# fetch_linux_source PACKAGE VERSION TARBALL: the package's source tarball,
+# and nothing else of it, into TARBALL; older tarballs of the series go
+# once it is there.  No step's failure is ignored (it runs as a condition,
+# where set -e is not in force).
+fetch_linux_source() {
+	local pkg=$1 v=$2 tarball=$3 tmp deb
+	tmp=$(mktemp -d "$(dirname "$tarball")/fetch.XXXXXX") || return 1
+	(cd "$tmp" && pool_apt apt-get download -q "$pkg=$v") || { rm -rf "$tmp"; return 1; }
+	deb=$(find "$tmp" -maxdepth 1 -name '*.deb' | head -n1)
+	[ -n "$deb" ] &&
+		dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$pkg.tar.xz" >"$tmp/src.tar.xz" &&
+		[ -s "$tmp/src.tar.xz" ] || { rm -rf "$tmp"; return 1; }
+	rm -f "$(dirname "$tarball")/linux-source-$KVER".*_*.tar.xz
+	mv "$tmp/src.tar.xz" "$tarball" && rm -rf "$tmp"
+}
+
+# kernel_source_record: what kernel_source found, for the tests
+# (tests/lib/board.py, kernel_source), once the tree is made from it
+kernel_source_record() {
 	echo "$LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION $LINUX_SOURCE_TARBALL" >"$KDIR/source"
+}
+
+# kernel_source_built: the source KVER's tree was built from, as recorded
+# (what the series and the upstream tree must match); if none is, what
+# kernel_source finds
+kernel_source_built() {
+	if [ -f "$KDIR/source" ]; then
+		read -r LINUX_SOURCE_PKG LINUX_SOURCE_VERSION LINUX_SOURCE_TARBALL <"$KDIR/source"
+		[ -f "$LINUX_SOURCE_TARBALL" ] && return 0
+	fi
+	kernel_source
+}
+
+# sparse_usable: whether sparse can check modules of KVER's tree; false
+# for a kernel of LINUX_NO_SPARSE (config/versions.sh) as long as the
+# tree's own probe refuses this sparse: once it accepts it, the build
+# fails and says to take the kernel out of the list.
+sparse_usable() {
+	local probe=$KSRC/scripts/checker-valid.sh verdict
+	case " ${LINUX_NO_SPARSE:-} " in
+	*" $KVER "*) ;;
+	*) return 0 ;;
+	esac
+	[ -f "$probe" ] || die "cannot run Linux $KVER's sparse probe: $probe missing (make KVER=$KVER kernel)"
+	verdict=$(sh "$probe" sparse --arch="$LINUX_ARCH" -m32 2>/dev/null || true)
+	case $verdict in
+	0) return 1 ;;
+	1) die "sparse now passes Linux $KVER's own probe: take $KVER out of LINUX_NO_SPARSE (config/versions.sh)" ;;
+	*) die "Linux $KVER's sparse probe ($probe) answered '$verdict'" ;;
+	esac
 }

@@ -23,7 +23,10 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 POOL_TOOL = os.path.join(TOP, "scripts", "host", "debian-pool.py")
 POOL = os.path.join(BUILD, "apt")
 HOST = versions_sh("DEBIAN_SUITE")
-POOL_SUITES = versions_sh("POOL_SUITES").split()
+ALLOW = [a for s in (HOST, f"{HOST}-updates", f"{HOST}-security") for a in ("--allow", s)]
+# the suites the build fetches from (scripts/lib.sh derives them)
+POOL_SUITES = subprocess.run(["bash", "-c", f'. "{TOP}/scripts/lib.sh" && echo $POOL_SUITES'],
+                             capture_output=True, text=True, check=True).stdout.split()
 
 
 def run(cmd, env=None, timeout=300):
@@ -94,7 +97,7 @@ def test_host_installs_only_from_its_release(logdir):
     installed; the check refuses an unpinned trixie beside them."""
     pkgs = deps_packages()
     results = []
-    p = run(["python3", POOL_TOOL, "check", *pkgs])
+    p = run(["python3", POOL_TOOL, "check", *ALLOW, *pkgs])
     with open(os.path.join(logdir, "host.log"), "w") as f:
         f.write(p.stdout + p.stderr)
     m = re.search(r"^(\d+) packages, all from (.*)$", p.stdout, re.M)
@@ -104,7 +107,7 @@ def test_host_installs_only_from_its_release(logdir):
     # the check must be able to fail: trixie beside the host's sources
     for pin, want in ((False, 1), (True, 0)):
         conf = planted_apt(logdir, pin)
-        p = run(["python3", POOL_TOOL, "check", *pkgs], env={"APT_CONFIG": conf})
+        p = run(["python3", POOL_TOOL, "check", *ALLOW, *pkgs], env={"APT_CONFIG": conf})
         with open(os.path.join(logdir, f"planted-{'pin' if pin else 'nopin'}.log"), "w") as f:
             f.write(p.stdout + p.stderr)
         if want:
@@ -121,9 +124,10 @@ def test_other_suites_are_fetched_never_installed(logdir):
     """The host's apt lists none of the other releases' suites the build
     fetches from; the build's own configuration for them pins every one
     at -1, so apt can install nothing through it; QEMU is the newest
-    source of its series that its suite serves."""
+    source of its series that its suite serves, and so is each kernel
+    series fetched from another suite."""
     results = []
-    p = run(["apt-get", "indextargets", "--format", "$(RELEASE)", "Created-By: Packages"])
+    p = run(["apt-get", "indextargets", "--format", "$(CODENAME)", "Created-By: Packages"])
     host_suites = set(p.stdout.split())
     foreign = set(POOL_SUITES) - {f"{HOST}-backports"}
     results.append((f"the host's apt lists none of {', '.join(sorted(foreign))} (the build "
@@ -132,15 +136,25 @@ def test_other_suites_are_fetched_never_installed(logdir):
                     f"suites: {sorted(host_suites)}"))
     env = {"APT_CONFIG": os.path.join(POOL, "apt.conf")}
     p = run(["apt-get", "install", "-s", "-q", "qemu-system-arm", "meson"], env=env)
-    results.append(("apt installs nothing through the build's configuration",
-                    p.returncode != 0 and "Inst " not in p.stdout,
+    results.append(("apt has no candidate to install through the build's configuration",
+                    p.returncode != 0 and "Inst " not in p.stdout and
+                    "has no installation candidate" in p.stdout + p.stderr,
                     (p.stdout + p.stderr).strip()[-400:]))
+    # a pin does not stop "apt-get install -t trixie": the configuration
+    # is download-only and its dpkg is /bin/false
+    p = run(["apt-config", "dump"], env=env)
+    conf = dict(re.findall(r'^(APT::Get::Download-Only|Dir::Bin::dpkg) "([^"]*)";$',
+                           p.stdout, re.M))
+    results.append(("it is download-only and its dpkg is /bin/false",
+                    conf.get("APT::Get::Download-Only") == "true" and
+                    conf.get("Dir::Bin::dpkg") == "/bin/false", f"{conf}"))
     p = run(["apt-cache", "policy", "meson"], env=env)
     prios = re.findall(r"^\s+(-?\d+) \S+ (\S+)/", p.stdout, re.M)
-    results.append((f"every suite of it is pinned at -1 ({', '.join(POOL_SUITES)})",
-                    prios and all(int(n) == -1 for n, _ in prios) and
-                    {s for _, s in prios} <= set(POOL_SUITES),
-                    p.stdout.strip()[-400:]))
+    listed = set(re.findall(r"^deb (?:\[[^\]]*\] )?\S+ (\S+) ",
+                            open(os.path.join(POOL, "sources.list")).read(), re.M))
+    results.append((f"it lists {', '.join(POOL_SUITES)}, each pinned at -1",
+                    prios and all(int(n) == -1 for n, _ in prios) and listed == set(POOL_SUITES),
+                    f"lists {sorted(listed)}; {p.stdout.strip()[-400:]}"))
     series, suite = versions_sh("QEMU_SERIES"), versions_sh("QEMU_SUITE")
     p = run(["apt-cache", "madison", "qemu"], env=env)
     served = sorted((v for v, s in re.findall(r"\|\s*(\S+)\s*\|\s*\S+ (\S+)/\S+ Sources", p.stdout)
@@ -152,4 +166,25 @@ def test_other_suites_are_fetched_never_installed(logdir):
     version = open(os.path.join(BUILD, "qemu", "pristine", "VERSION")).read().strip()
     results.append((f"its tree is QEMU {series} ({version})", version.startswith(series + "."),
                     f"VERSION says {version}"))
+    # each kernel series another suite serves: its newest linux-source-N.M
+    for kver in versions_sh("LINUX_VERSIONS").split():
+        try:
+            suite = versions_sh(f"LINUX_SUITE_{kver.replace('.', '_')}")
+        except KeyError:
+            continue
+        p = run(["apt-cache", "pkgnames", f"linux-source-{kver}."], env=env)
+        pkgs = sorted((n for n in p.stdout.split() if re.fullmatch(rf"linux-source-{kver}\.\d+", n)),
+                      key=lambda n: int(n.rsplit(".", 1)[1]))
+        newest = None
+        if pkgs:
+            p = run(["apt-cache", "madison", pkgs[-1]], env=env)
+            vers = [v for v, s in re.findall(r"\|\s*(\S+)\s*\|\s*\S+ (\S+)/\S+ \S+ Packages",
+                                             p.stdout) if s == suite]
+            if vers:
+                newest = (pkgs[-1], sorted(vers, key=functools.cmp_to_key(debian_cmp))[-1])
+        source = os.path.join(BUILD, f"linux-{kver}", "source")
+        built = tuple(open(source).read().split()[:2]) if os.path.exists(source) else None
+        results.append((f"Linux {kver} is the newest linux-source-{kver}.N that {suite} serves",
+                        newest is not None and built == newest,
+                        f"built from {built}, newest served: {newest}"))
     return results

@@ -35,7 +35,8 @@ MADE = {"netdev": ["MAINTAINERS", "drivers/net/ethernet/microchip",
         "regmap": ["MAINTAINERS", "drivers/base/regmap"],
         "regmap-fixes": ["drivers/base/regmap"]}
 # the series of patches/linux, one per kernel -> the parts they touch
-STORED = {"6.1": ["drivers/spi", "drivers/base/regmap", "mm"], "6.12": ["drivers/base/regmap"]}
+STORED = {"6.1": ["drivers/spi", "drivers/base/regmap", "mm"], "6.12": ["drivers/base/regmap"],
+          "7": ["drivers/base/regmap"]}
 MCHP = "drivers/net/ethernet/microchip"
 
 
@@ -491,8 +492,9 @@ def fixes_tag_problems(name, patch_text):
 
 def test_upstream_fix_series_carry_fixes_tags(logdir):
     """Every patch of the fix series has a Fixes: tag (the issue: the
-    regmap and SPI fixes still needed on 6.12 go as their own series with
-    Fixes: tags).  The check first fails a patch without one."""
+    regmap and SPI fixes still needed on the upstream base go as their
+    own series with Fixes: tags).  The check first fails a patch without
+    one."""
     assert fixes_tag_problems("plain", "Subject: [PATCH] a\n\nSigned-off-by: t\n"), \
         "the check passes a patch without a Fixes: tag"
     assert fixes_tag_problems("short", 'Fixes: 065b4c58 ("regmap: x")\n'), \
@@ -536,7 +538,7 @@ NOT_NEEDED_ON_THE_BASE = {
 
 def test_linux_patches_re_examined_for_the_upstream_base(logdir):
     """Each kernel patch of the board's first kernel is either in
-    patches/linux of the upstream base (6.12) too, by subject, or shown
+    patches/linux of the upstream base (7) too, by subject, or shown
     unneeded there by a fact of that tree (read from its sources as the
     build unpacked them), and the PL022 fact does not hold on 6.1."""
     first = versions_sh("LINUX_VERSIONS").split()[0]

@@ -7,19 +7,19 @@ the same mirror (QEMU's source from trixie, Linux from trixie-backports,
 meson from bookworm-backports) it fetches with an apt configuration of
 its own, under build/: the host's apt never sees those suites, so no
 "apt-get upgrade" of the host can ever take a package from them, and
-that configuration pins them at -1 besides, so nothing is installed from
-them even through it.  Its entries use the mirror the host's apt already
+that configuration pins them at -1, is download-only and has /bin/false
+for dpkg besides, so nothing is installed from them even through it.  Its entries use the mirror the host's apt already
 uses for its release: no host name is written anywhere.
 
     debian-pool.py config DIR SUITE...
         write DIR/apt.conf: an apt configuration for SUITE... (binary and
-        source indexes), pinned at -1, with an empty package status
-    debian-pool.py check [--allow SUITE]... PACKAGE...
+        source indexes), pinned at -1, download-only, its dpkg /bin/false,
+        with an empty package status
+    debian-pool.py check --allow SUITE [--allow SUITE]... PACKAGE...
         what installing PACKAGE... on a machine with nothing installed
         would take, and from which suite (with apt's configuration as
         APT_CONFIG names it, the host's by default); fails naming every
-        package that would come from a suite not allowed (by default the
-        host's release and its -updates and -security suites)
+        package that would come from a suite not allowed
 """
 import os
 import re
@@ -54,7 +54,7 @@ def release_entry():
     """The Debian mirror and keyring that serve the host's own release."""
     codename = host_codename()
     for t in index_targets():
-        if t.get("Origin") == "Debian" and t.get("Release") == codename:
+        if t.get("Origin") == "Debian" and t.get("Codename") == codename:
             path, n = t["Sourcesentry"].rsplit(":", 1)
             return t["Repo-URI"], signed_by(path, int(n))
     die(f"apt has no Debian entry for {codename}: no mirror to fetch from")
@@ -78,15 +78,19 @@ def config(d, suites):
     for sub in ("lists/partial", "cache/archives/partial", "none"):
         os.makedirs(os.path.join(d, sub), exist_ok=True)
     opt = f" [signed-by={key}]" if key else ""
-    with open(os.path.join(d, "sources.list"), "w") as f:
+    with open(os.path.join(d, "sources.list.new"), "w") as f:
         for s in suites:
             f.write(f"deb{opt} {uri} {s} main\ndeb-src{opt} {uri} {s} main\n")
+    os.replace(os.path.join(d, "sources.list.new"), os.path.join(d, "sources.list"))
     with open(os.path.join(d, "preferences"), "w") as f:
         f.write("# Fetched from, never installed from\n")
         for s in suites:
             f.write(f"Package: *\nPin: release n={s}\nPin-Priority: -1\n\n")
     open(os.path.join(d, "status"), "w").close()
-    with open(os.path.join(d, "apt.conf"), "w") as f:
+    # Fetch only: an install through this configuration stops once it has
+    # downloaded, and its dpkg is /bin/false besides (a pin does not stop
+    # "apt-get install -t trixie")
+    with open(os.path.join(d, "apt.conf.new"), "w") as f:
         f.write(f'''Dir::Etc::SourceList "{d}/sources.list";
 Dir::Etc::SourceParts "{d}/none";
 Dir::Etc::Preferences "{d}/preferences";
@@ -95,7 +99,10 @@ Dir::State::Lists "{d}/lists";
 Dir::State::status "{d}/status";
 Dir::Cache "{d}/cache";
 APT::Sandbox::User "root";
+APT::Get::Download-Only "true";
+Dir::Bin::dpkg "/bin/false";
 ''')
+    os.replace(os.path.join(d, "apt.conf.new"), os.path.join(d, "apt.conf"))
 
 
 def origins(wanted):
@@ -121,8 +128,7 @@ def origins(wanted):
 
 
 def check(allow, packages):
-    codename = host_codename()
-    allow = set(allow or (codename, f"{codename}-updates", f"{codename}-security"))
+    allow = set(allow)
     # From an empty status, so that every package the build needs, and
     # everything it depends on, is resolved, whatever this host has now
     empty = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"debian-pool-status-{os.getpid()}")
@@ -164,11 +170,11 @@ def main():
                 allow.append(next(it, None) or die("--allow needs a suite"))
             else:
                 pkgs.append(x)
-        if not pkgs:
-            die("check: no package named")
+        if not pkgs or not allow:
+            die("check: no package named, or no --allow SUITE")
         check(allow, pkgs)
     else:
-        die("usage: debian-pool.py config DIR SUITE... | check [--allow SUITE]... PACKAGE...")
+        die("usage: debian-pool.py config DIR SUITE... | check --allow SUITE... PACKAGE...")
 
 
 if __name__ == "__main__":

@@ -9,9 +9,9 @@
  * and stretches of sane operation that make the chip move frames from
  * whatever state the noise left.  Virtual time passes as on a bus.  The
  * test passes when QEMU is still alive and answering at the end and the
- * chip moved frames; run
- * it on a build configured with --enable-sanitizers to catch out-of-bounds
- * accesses and undefined behaviour.
+ * chip moved frames.  Run it on a build configured with --enable-asan
+ * and --enable-ubsan to catch out-of-bounds accesses and undefined
+ * behaviour.
  *
  * Environment:
  *   ENCX_FUZZ_COMMANDS  number of CS-framed commands (default 20000)
@@ -368,7 +368,8 @@ static void rare_event(Fuzz *f)
         break;
     default:
         /* Let virtual time pass: MII BUSY, queued frames */
-        qtest_clock_step(f->qts, rnd(f, 100000));
+        /* qtest refuses a step of zero */
+        qtest_clock_step(f->qts, 1 + rnd(f, 100000));
         break;
     }
 }

@@ -3070,15 +3070,19 @@ static void test_guest_errors(void)
 /* Reset */
 
 /*
- * The virtual time the next command runs at.  qtest refuses a step of
- * zero, so time moves on by one nanosecond, which no case here resolves.
+ * The virtual time the next command runs at: under qtest the clock moves
+ * only when told to, and qtest refuses a step of zero, so this moves it
+ * on by one nanosecond, which no case here resolves.
  */
 static int64_t clock_now(QTestState *qts)
 {
     return qtest_clock_step(qts, 1);
 }
 
-/* Step virtual time to t (ns since t0), which is not in the past */
+/*
+ * Step virtual time to t (ns since t0).  A time in the past is refused by
+ * qtest, and libqtest aborts on the refusal.
+ */
 static void step_to(QTestState *qts, int64_t t0, int64_t t)
 {
     g_assert_cmpint(qtest_clock_set(qts, t0 + t), ==, t0 + t);
