@@ -107,16 +107,25 @@ test_driver_w1_sparse_clean.timeout = 900
 
 def schema_tree(tmp):
     """The binding plus the kernel schemas it references, laid out as a
-    bindings tree so that dt-schema resolves $id and $ref."""
+    bindings tree so that dt-schema resolves $id and $ref: each schema of
+    the tree a copied one names ($ref /schemas/..., or a file beside it),
+    in turn (their list grows from one kernel to the next; dt-schema's own,
+    types.yaml and the like, are not in the tree)."""
     kb = os.path.join(KSRC, "Documentation", "devicetree", "bindings")
     os.makedirs(os.path.join(tmp, "net"))
-    os.makedirs(os.path.join(tmp, "spi"))
-    shutil.copy(os.path.join(kb, "net", "ethernet-controller.yaml"), os.path.join(tmp, "net"))
-    # spi-peripheral-props.yaml and the controllers' own it references
-    # (their list grows from one kernel to the next)
-    for f in glob.glob(os.path.join(kb, "spi", "*peripheral-props.yaml")):
-        shutil.copy(f, os.path.join(tmp, "spi"))
     shutil.copy(BINDING, os.path.join(tmp, "net"))
+    todo = [os.path.join("net", os.path.basename(BINDING))]
+    while todo:
+        rel = todo.pop()
+        text = open(os.path.join(tmp, rel)).read()
+        for ref in re.findall(r"\$ref:\s*[\"']?([^\s\"'#]+\.yaml)", text):
+            dep = ref[len("/schemas/"):] if ref.startswith("/schemas/") else \
+                os.path.normpath(os.path.join(os.path.dirname(rel), ref))
+            src, dst = os.path.join(kb, dep), os.path.join(tmp, dep)
+            if os.path.exists(src) and not os.path.exists(dst):
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copy(src, dst)
+                todo.append(dep)
     return os.path.join(tmp, "net", os.path.basename(BINDING))
 
 

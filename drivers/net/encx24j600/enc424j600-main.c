@@ -21,6 +21,7 @@
 #include <linux/mod_devicetable.h>
 #include <linux/netdevice.h>
 #include <linux/phy.h>
+#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/spi/spi.h>
@@ -1542,9 +1543,16 @@ static int enc_hw_init(struct enc_priv *priv)
 	return regmap_write(map, ERXFCON, ERXFCON_BASE);
 }
 
+/*
+ * Runs at unbind, after the netdev is unregistered: phy_detach() reads the
+ * netdev's RTNL-protected state (its hardware timestamp provider, on 7),
+ * so it needs RTNL as ndo_stop() would hold it.
+ */
 static void enc_phy_disconnect(void *data)
 {
+	rtnl_lock();
 	phy_disconnect(data);
+	rtnl_unlock();
 }
 
 static int enc_mdio_init(struct enc_priv *priv)
