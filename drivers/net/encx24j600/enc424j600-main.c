@@ -1544,9 +1544,10 @@ static int enc_hw_init(struct enc_priv *priv)
 }
 
 /*
- * Runs at unbind, after the netdev is unregistered: phy_detach() reads the
- * netdev's RTNL-protected state (its hardware timestamp provider, on 7),
- * so it needs RTNL as ndo_stop() would hold it.
+ * Runs at unbind, after the netdev is unregistered.  phylib attaches and
+ * detaches a PHY under RTNL (phylink asserts it; on 7, phy_detach() reads
+ * the netdev's RTNL-protected timestamp provider), as ndo_open() and
+ * ndo_stop() would hold it: nothing holds it here, so this takes it.
  */
 static void enc_phy_disconnect(void *data)
 {
@@ -1580,8 +1581,13 @@ static int enc_mdio_init(struct enc_priv *priv)
 	phydev = mdiobus_get_phy(bus, 0);
 	if (!phydev)
 		return dev_err_probe(dev, -ENODEV, "no PHY on the mdio bus\n");
+	/* under RTNL, as enc_phy_disconnect() detaches it (and as a failed
+	 * attach detaches it before it returns)
+	 */
+	rtnl_lock();
 	ret = phy_connect_direct(priv->ndev, phydev, enc_adjust_link,
 				 PHY_INTERFACE_MODE_INTERNAL);
+	rtnl_unlock();
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot attach the PHY\n");
 	ret = devm_add_action_or_reset(dev, enc_phy_disconnect, phydev);
