@@ -25,8 +25,11 @@ The whole suite runs on one kernel; then the tests marked every_kernel
 (boot, probe, ping, iperf3, the driver's tests, KUnit ...: a test's
 every_kernel, or its file's EVERY_KERNEL) run again on each
 other kernel of LINUX_SUITE_VERSIONS (config/versions.sh), named
-test[version], and count in the same final line.  A run with -k stays on
-one kernel.
+test[version], and count in the same final line: on its test kernel if
+it is one of LINUX_TEST_KERNELS, else on its production kernel, where the
+tests marked test_kernel (a test's test_kernel, or its file's
+TEST_KERNEL: what the checkers report) do not run.  A run with -k stays
+on one kernel.
 
 With -j N, N tests run at once, each in a child run.py (--one): a
 test's guest has a core of its own.  A test marked exclusive (timing it
@@ -93,6 +96,9 @@ def discover(where=HERE):
                 # and one whose GUESTLESS is, unless a test says otherwise
                 if getattr(mod, "GUESTLESS", False) and not hasattr(obj, "guestless"):
                     obj.guestless = True
+                # and one whose TEST_KERNEL is
+                if getattr(mod, "TEST_KERNEL", False) and not hasattr(obj, "test_kernel"):
+                    obj.test_kernel = True
                 tests.append((f"{fn[:-3]}.{name}", obj))
     return tests
 
@@ -227,17 +233,44 @@ def run_test(name, fn, logroot, tag=""):
         return 0, 1, 0
 
 
-def other_kernel(kver, where):
+def flavour_on(kver):
+    """The kernel flavour the suite boots `kver` in: this run's (the test
+    kernel, as a rule) on a kernel of LINUX_TEST_KERNELS, else the
+    production one (the build makes no other: Makefile, images-others)."""
+    return os.environ["KFLAVOR"] if kver in board.LINUX_TEST_KERNELS else ""
+
+
+def runs_on_flavour(fn, flavour):
+    """Whether a test runs on a kernel of this flavour: one marked
+    test_kernel only on the test kernel."""
+    return flavour == "debug" or not getattr(fn, "test_kernel", False)
+
+
+def other_kernel_tests(kver, every_test):
+    """The tests marked every_kernel that run on the other kernel `kver`,
+    and its flavour; said once, with what is left out there."""
+    flavour = flavour_on(kver)
+    marked = [(n, f) for n, f in every_test if getattr(f, "every_kernel", False)]
+    mine = [(n, f) for n, f in marked if runs_on_flavour(f, flavour)]
+    print(f"== the tests marked every_kernel on Linux {kver}"
+          + (" (test kernel)" if flavour == "debug" else
+             f" (production kernel: {len(marked) - len(mine)} of them marked test_kernel "
+             f"run on {' '.join(board.LINUX_TEST_KERNELS)} only)") + " ==", flush=True)
+    return mine, flavour
+
+
+def other_kernel(kver, where, every_test):
     """The tests of `where` marked every_kernel on another kernel, in a
     run.py of its own (the kernel is chosen before anything is imported).
     Returns its (passed, failed, skipped); its failures join FAILED."""
-    print(f"== the tests marked every_kernel on Linux {kver} ==", flush=True)
+    _, flavour = other_kernel_tests(kver, every_test)
     counts = os.path.join(BUILD, "test-logs", f"counts-{kver}.json")
     if os.path.exists(counts):
         os.remove(counts)
     # a session of its own, stopped as the -j children are
     p = start([sys.executable, os.path.abspath(__file__), "--kver", kver,
-               "--every-kernel", "--dir", where, "--counts", counts])
+               "--every-kernel", "--dir", where, "--counts", counts],
+              env=dict(os.environ, KFLAVOR=flavour))
     try:
         p.wait()
     except BaseException:
@@ -266,7 +299,7 @@ class Child:
     its log directory and is printed whole once it ends, its counts come
     back as JSON."""
 
-    def __init__(self, kver, name, fn, where, other_kernel):
+    def __init__(self, kver, name, fn, where, other_kernel, flavour=None):
         self.name = name + (f"[{kver}]" if other_kernel else "")
         self.alone = getattr(fn, "alone", False)
         self.exclusive = getattr(fn, "exclusive", False) or self.alone
@@ -286,6 +319,7 @@ class Child:
         # the child keeps the test's own bound and the cleanup's: this one
         # is for a child that hangs beyond both
         self.bound = getattr(fn, "timeout", DEFAULT_TIMEOUT) + 2 * CLEANUP_BOUND
+        self.env = None if flavour is None else dict(os.environ, KFLAVOR=flavour)
         self.proc = None
 
     def start(self):
@@ -295,7 +329,7 @@ class Child:
         self.started = time.monotonic()
         with open(self.out, "w") as out:
             self.proc = start(self.cmd, stdout=out, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, env=self.env)
 
     def kill(self):
         stop([self.proc])
@@ -427,7 +461,8 @@ def main():
     where = os.path.abspath(args.dir)
     every_test = discover(where)
     tests = [(n, f) for n, f in every_test if args.k in n
-             and (not args.every_kernel or getattr(f, "every_kernel", False))
+             and (not args.every_kernel or getattr(f, "every_kernel", False)
+                  and runs_on_flavour(f, board.KFLAVOR))
              and (args.one is None or n == args.one)]
     if args.list:
         print("\n".join(n for n, _ in tests))
@@ -445,8 +480,8 @@ def main():
         children = [Child(board.KVER, n, f, where, args.every_kernel) for n, f in tests]
         missing = []
         for kver in other_kernels:
-            mine = [Child(kver, n, f, where, True) for n, f in every_test
-                    if getattr(f, "every_kernel", False)]
+            theirs, flavour = other_kernel_tests(kver, every_test)
+            mine = [Child(kver, n, f, where, True, flavour) for n, f in theirs]
             if not mine:
                 missing.append(kver)
             children += mine
@@ -473,7 +508,7 @@ def main():
         failed += f
         skipped += sk
     for kver in other_kernels:
-        p, f, sk = other_kernel(kver, where)
+        p, f, sk = other_kernel(kver, where, every_test)
         passed += p
         failed += f
         skipped += sk

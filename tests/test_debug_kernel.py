@@ -14,8 +14,10 @@ from lib.board import BUILD, KFLAVOR, KSUF, OURS, SPLATS, Board
 from lib.skip import needs_test_kernel
 from lib.kmemleak import KMEMLEAK, allocated_by, leaks_of, records
 
-# the checkers and the leak checks, on every kernel of the suite
+# the checkers and the leak checks, on every kernel of the suite that
+# boots its test kernel (tests/run.py)
 EVERY_KERNEL = True
+TEST_KERNEL = True
 
 
 def test_debug_kernel_checkers_are_on(logdir):

@@ -801,6 +801,11 @@ def test_driver_core_tx_drops_are_told_apart(logdir):
                    "the core, none counted in tx_dropped by this kernel"))
 
 
+# its kprobe (trace_xmit_start) needs the test kernel: only it has kprobes
+# (config/linux-debug-*.fragment)
+test_driver_core_tx_drops_are_told_apart.test_kernel = True
+
+
 def test_driver_chip_resets_under_tx_flood_account_every_frame(logdir):
     """The chip resets behind the driver while the guest transmits as fast
     as it can.  As on silicon, each reset also resets the PHY, whose link
@@ -894,6 +899,7 @@ def test_driver_chip_resets_under_tx_flood_account_every_frame(logdir):
 
 
 test_driver_chip_resets_under_tx_flood_account_every_frame.timeout = 300
+test_driver_chip_resets_under_tx_flood_account_every_frame.test_kernel = True   # its kprobe
 
 
 # the driver checks a chip it has not heard from for half a second; the
@@ -938,6 +944,9 @@ def test_driver_chip_reset_on_a_quiet_link_is_noticed(logdir):
         check_no_splats(b)
         return (f"noticed by health check {e1['health_checks']} with no frame sent, "
                 "restored, frames received again")
+
+
+test_driver_chip_reset_on_a_quiet_link_is_noticed.test_kernel = True   # its kprobe
 
 
 def log_count(b, text):

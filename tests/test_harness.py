@@ -362,9 +362,12 @@ def test_harness_every_kernel_runs_its_part(logdir):
     lists a skip apart, fails a test past its time bound, and fails a run
     in which another kernel has nothing to run, one test at a time (-j 1)
     and in children (-j 2)."""
-    from lib.board import KVER, LINUX_SUITE_VERSIONS
+    from lib.board import KVER, LINUX_SUITE_VERSIONS, LINUX_TEST_KERNELS
     results = []
     others = [v for v in LINUX_SUITE_VERSIONS if v != KVER]
+    # the flavour each kernel's failure names (the suite's own: debug)
+    flavour = {v: "debug" if v in LINUX_TEST_KERNELS + [KVER] else "production"
+               for v in [KVER] + others}
     results.append(("make test runs on another kernel too", bool(others),
                     f"LINUX_SUITE_VERSIONS {LINUX_SUITE_VERSIONS}, the suite on {KVER}"))
     marked = run_listing("--every-kernel")
@@ -375,9 +378,12 @@ def test_harness_every_kernel_runs_its_part(logdir):
     results.append(("the tests the issue names are marked every_kernel",
                     not empty and not missing, f"not marked: {missing}, no tests in {empty}"))
     name = "test_kernels.test_kernels_fails_on_each_kernel"
+    tk_name = "test_kernels.test_kernels_fails_on_each_test_kernel"
     over = "test_kernels.test_kernels_overruns_its_bound"
+    tagged = {v: f"[{v}]" if v != KVER else "" for v in [KVER] + others}
     for case, fails, skips in (
-            ("every", [name] + [f"{name}[{v}]" for v in others] + [over],
+            ("every", [f"{n}{tagged[v]}" for n in (name, tk_name) for v in [KVER] + others
+                       if n == name or flavour[v] == "debug"] + [over],
              ["test_kernels.test_kernels_skips"]),
             ("none", [f"the run on Linux {v}" for v in others], [])):
         for jobs in (1, 2):
@@ -393,6 +399,13 @@ def test_harness_every_kernel_runs_its_part(logdir):
                 if "\nskipped:\n" in text else ""
             want = f"1 passed, {len(fails)} failed" + (f", {len(skips)} skipped" if skips else "")
             lost = [w for w in fails if f"\n  {w}: " not in listed]
+            # each in the flavour the suite boots there, and no more than these
+            lost += [f"{n}{tagged[v]} on the {flavour[v]} kernel" for n in (name, tk_name)
+                     for v in [KVER] + others if f"{n}{tagged[v]}" in fails and
+                     f"\n  {n}{tagged[v]}: provoked on Linux {v}, {flavour[v]} kernel"
+                     not in listed]
+            lost += [f"{l.strip()} (not expected)" for l in listed.splitlines()
+                     if l.startswith("  test_kernels.") and l.split(":")[0].strip() not in fails]
             lost += [w for w in skips if f"\n  {w}: " not in "\n" + skip_list]
             timed = case != "every" or any(l.startswith(f"  {over}: ") and
                                            "exceeded its time bound" in l

@@ -37,6 +37,8 @@ def versions_sh(name):
 LINUX_VERSIONS = versions_sh("LINUX_VERSIONS").split()
 # the ones make test boots (the tests marked every_kernel run on each)
 LINUX_SUITE_VERSIONS = versions_sh("LINUX_SUITE_VERSIONS").split()
+# the ones whose test kernel it boots too; the others, their production one
+LINUX_TEST_KERNELS = versions_sh("LINUX_TEST_KERNELS").split()
 KVER = os.environ.get("KVER") or versions_sh("LINUX_DEFAULT")
 KFLAVOR = os.environ.get("KFLAVOR", "")
 # what the build names after the kernel (scripts/lib.sh: KSUF)
