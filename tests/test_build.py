@@ -14,9 +14,12 @@ STEPS = ["host packages: all present", "QEMU: up to date"] + [
     # the production kernel, the test kernel where the suite boots one,
     # and what is built against each, for every kernel the suite boots
     for version in [KVER] + [v for v in LINUX_SUITE_VERSIONS if v != KVER]
-    for name in [version] + ([f"{version} debug"] if version in LINUX_TEST_KERNELS else [])
+    for name in [version] + ([f"{version} debug"] if version == KVER or
+                             version in LINUX_TEST_KERNELS else [])
     for step in ("kernel", "driver", "kunit modules", "initramfs", "kernel image",
                  "device tree")]
+
+NO_TEST_KERNEL = [v for v in LINUX_SUITE_VERSIONS if v != KVER and v not in LINUX_TEST_KERNELS]
 
 
 def test_second_build_rebuilds_nothing(logdir):
@@ -29,6 +32,10 @@ def test_second_build_rebuilds_nothing(logdir):
     assert not ran, "steps ran although no input changed:\n" + "\n".join(ran)
     missing = [s for s in STEPS if s not in p.stdout]
     assert not missing, f"steps that did not report 'up to date': {missing}"
+    # and no test kernel the suite does not boot (LINUX_TEST_KERNELS)
+    extra = [l for l in p.stdout.splitlines()
+             for v in NO_TEST_KERNEL if f"({v} debug)" in l]
+    assert not extra, "steps for a test kernel the suite does not boot:\n" + "\n".join(extra)
 
 # make build must not run under the images other tests boot, nor beside
 # a guestless test's build (driver-check, kunit-check, the ASan QEMU),

@@ -11,7 +11,6 @@ import subprocess
 import time
 
 from lib.board import BUILD, KFLAVOR, KSUF, OURS, SPLATS, Board
-from lib.skip import needs_test_kernel
 from lib.kmemleak import KMEMLEAK, allocated_by, leaks_of, records
 
 # the checkers and the leak checks, on every kernel of the suite that
@@ -21,7 +20,6 @@ TEST_KERNEL = True
 
 
 def test_debug_kernel_checkers_are_on(logdir):
-    needs_test_kernel("KASAN, kmemleak, lockdep and UBSAN are what it checks")
     assert KFLAVOR == "debug"
     with Board(logdir) as b:
         log = b.out("dmesg")
@@ -49,7 +47,6 @@ def test_debug_kernel_a_leak_fails_the_test(logdir):
     """The kernel's own leaking module (kmemleak-test: kmalloc and vmalloc
     blocks orphaned as it loads) must show up in the scan every board runs
     as it stops, as a line that fails the test."""
-    needs_test_kernel("kmemleak and its kmemleak-test module")
     with Board(logdir) as b:
         b.run("modprobe kmemleak-test", timeout=60)
         time.sleep(6)
@@ -77,7 +74,6 @@ test_debug_kernel_a_leak_fails_the_test.allow_splats = (
 def test_debug_kernel_no_leak_after_load_traffic_unload(logdir):
     """Two load / up / traffic / down / unload cycles of our driver, then a
     kmemleak scan: nothing may be left unreferenced, ours or the kernel's."""
-    needs_test_kernel("kmemleak")
     with Board(logdir) as b:
         b.run(f"echo clear > {KMEMLEAK}")
         for cycle in range(2):
@@ -131,7 +127,6 @@ def test_debug_kernel_our_modules_check_alignment(logdir):
     with UBSAN's alignment check on every test kernel, also where the
     kernel's own code runs without it (6.12: config/linux-debug-6.12.fragment),
     and the driver's code calls the check."""
-    needs_test_kernel("the test kernel's driver and KUnit builds")
     driver = os.path.join(BUILD, f"driver{KSUF}")
     objects = compile_commands(driver)
     objects.update(compile_commands(os.path.join(BUILD, f"kunit{KSUF}")))

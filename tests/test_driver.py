@@ -801,8 +801,9 @@ def test_driver_core_tx_drops_are_told_apart(logdir):
                    "the core, none counted in tx_dropped by this kernel"))
 
 
-# its kprobe (trace_xmit_start) needs the test kernel: only it has kprobes
-# (config/linux-debug-*.fragment)
+# It counts with trace events (trace_xmit_start: net_dev_xmit, and from
+# 6.12 on a kprobe), which only the test kernel has (config/linux.fragment
+# has no event tracing): test_kernel, like the two below
 test_driver_core_tx_drops_are_told_apart.test_kernel = True
 
 
@@ -899,7 +900,7 @@ def test_driver_chip_resets_under_tx_flood_account_every_frame(logdir):
 
 
 test_driver_chip_resets_under_tx_flood_account_every_frame.timeout = 300
-test_driver_chip_resets_under_tx_flood_account_every_frame.test_kernel = True   # its kprobe
+test_driver_chip_resets_under_tx_flood_account_every_frame.test_kernel = True   # trace events
 
 
 # the driver checks a chip it has not heard from for half a second; the
@@ -946,7 +947,7 @@ def test_driver_chip_reset_on_a_quiet_link_is_noticed(logdir):
                 "restored, frames received again")
 
 
-test_driver_chip_reset_on_a_quiet_link_is_noticed.test_kernel = True   # its kprobe
+test_driver_chip_reset_on_a_quiet_link_is_noticed.test_kernel = True   # trace events
 
 
 def log_count(b, text):
@@ -1008,6 +1009,8 @@ def test_driver_restore_hands_the_tx_slot_back_once(logdir):
 
 
 test_driver_restore_hands_the_tx_slot_back_once.timeout = 240
+# what it is after, a parked frame overwritten, only kmemleak sees
+test_driver_restore_hands_the_tx_slot_back_once.test_kernel = True
 
 
 def udp_flood(b, stop):

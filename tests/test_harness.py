@@ -347,9 +347,22 @@ EVERY_KERNEL_MUST = (
 EVERY_KERNEL_FILES = ("test_driver", "test_driver_peer", "test_debug_kernel")
 
 
-def run_listing(*args):
+# The tests that may be marked test_kernel (left out where the suite boots
+# a production kernel only): those of test_debug_kernel, the ones that
+# count with trace events, and the one whose defect only kmemleak sees.
+# Marking more would quietly thin out what the other kernels run.
+TEST_KERNEL_MAY = (
+    "test_driver.test_driver_core_tx_drops_are_told_apart",
+    "test_driver.test_driver_chip_resets_under_tx_flood_account_every_frame",
+    "test_driver.test_driver_chip_reset_on_a_quiet_link_is_noticed",
+    "test_driver.test_driver_restore_hands_the_tx_slot_back_once",
+)
+
+
+def run_listing(*args, env=None):
     out = subprocess.run([sys.executable, os.path.join(HERE, "run.py"), "--list", *args],
-                         capture_output=True, text=True, check=True, env=debug_env()).stdout
+                         capture_output=True, text=True, check=True,
+                         env=env or debug_env()).stdout
     return set(out.split())
 
 
@@ -362,7 +375,7 @@ def test_harness_every_kernel_runs_its_part(logdir):
     lists a skip apart, fails a test past its time bound, and fails a run
     in which another kernel has nothing to run, one test at a time (-j 1)
     and in children (-j 2)."""
-    from lib.board import KVER, LINUX_SUITE_VERSIONS, LINUX_TEST_KERNELS
+    from lib.board import KVER, LINUX_SUITE_VERSIONS, LINUX_TEST_KERNELS, versions_sh
     results = []
     others = [v for v in LINUX_SUITE_VERSIONS if v != KVER]
     # the flavour each kernel's failure names (the suite's own: debug)
@@ -377,6 +390,23 @@ def test_harness_every_kernel_runs_its_part(logdir):
     missing = sorted(set(EVERY_KERNEL_MUST).union(*files.values()) - marked)
     results.append(("the tests the issue names are marked every_kernel",
                     not empty and not missing, f"not marked: {missing}, no tests in {empty}"))
+    # the kernels with a test kernel: the default (this Debian's) and the
+    # upstream series' base among them, all of them kernels the suite boots
+    keep = {versions_sh("LINUX_DEFAULT"), versions_sh("LINUX_UPSTREAM_BASE")}
+    results.append(("the default kernel and the upstream base boot their test kernels",
+                    keep <= set(LINUX_TEST_KERNELS) <= set(LINUX_SUITE_VERSIONS),
+                    f"LINUX_TEST_KERNELS {LINUX_TEST_KERNELS}, want {sorted(keep)} of "
+                    f"LINUX_SUITE_VERSIONS {LINUX_SUITE_VERSIONS}"))
+    on_production = run_listing("--every-kernel", env=dict(os.environ, KFLAVOR=""))
+    only_test = marked - on_production
+    over = sorted(n for n in only_test
+                  if not n.startswith("test_debug_kernel.") and n not in TEST_KERNEL_MAY)
+    results.append(("a production kernel runs every test marked every_kernel but the "
+                    "checkers' own and those TEST_KERNEL_MAY names",
+                    bool(on_production) and not over and
+                    any(n.startswith("test_debug_kernel.") for n in only_test),
+                    f"marked test_kernel beyond them: {over}; "
+                    f"{len(on_production)} of {len(marked)} on a production kernel"))
     name = "test_kernels.test_kernels_fails_on_each_kernel"
     tk_name = "test_kernels.test_kernels_fails_on_each_test_kernel"
     over = "test_kernels.test_kernels_overruns_its_bound"

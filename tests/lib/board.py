@@ -17,18 +17,9 @@ import time
 
 from .kmemleak import KMEMLEAK, leaks_of, records, summary
 from .qmp import QMP
+from .versions import TOP, versions_sh
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
-
-
-def versions_sh(name):
-    """A variable of config/versions.sh, the one place for versions."""
-    with open(os.path.join(TOP, "config", "versions.sh")) as f:
-        for line in f:
-            if line.startswith(f"{name}="):
-                return line.split("=", 1)[1].strip().strip('"')
-    raise KeyError(f"{name} not in config/versions.sh")
 
 
 # The kernel version (KVER, as for make) and flavour: the production kernel
