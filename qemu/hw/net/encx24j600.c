@@ -1854,6 +1854,11 @@ static void enc_start_command(ENCX24J600State *s, uint8_t op, int cls)
     s->opcode = op;
     s->cls = cls;
     /* test machinery { */
+    /*
+     * The opcode byte counts under its own class here, before the command
+     * runs: SETETHRST's reset moves the cycle's class on to "unknown"
+     */
+    s->stats.cls[cls].bytes++;
     s->stats.cls[cls].commands++;
     if (s->first_op) {
         s->first_op = false;
@@ -2062,9 +2067,6 @@ static uint32_t enc_transfer(SSIPeripheral *ss, uint32_t tx)
     switch (s->spi_state) {
     case SPI_OPCODE:
         enc_opcode(s, val);
-        /* test machinery { */
-        s->stats.cls[s->cls].bytes++;
-        /* } test machinery */
         break;
     case SPI_RBSEL:
         ret = s->bank;
