@@ -107,11 +107,10 @@ MESON=$BUILD/meson
 if ! stamp_ok "$MESON/.stamp" "$meson_version"; then
 	fetch_meson() {
 		set -e
+		local deb
 		rm -rf "$MESON"
-		mkdir -p "$MESON/dl"
-		cd "$MESON/dl"
-		pool_apt apt-get download -q "meson=$meson_version"
-		dpkg-deb -x meson_*.deb "$MESON"
+		deb=$(pool_fetch_deb meson "$meson_version" "$MESON/dl")
+		dpkg-deb -x "$deb" "$MESON"
 		rm -rf "$MESON/dl"
 	}
 	run_step "fetching meson $meson_version (from $MESON_SUITE)" "$LOGS/meson-fetch.log" fetch_meson

@@ -223,7 +223,15 @@ pool_versions() {
 			series != "" && index(v, series ".") != 1 && index(v, series "-") != 1 &&
 				index(v, series "+") != 1 && index(v, series "~") != 1 { next }
 			{ print $2 }' |
-		sort -u | sort -rV
+		sort -rVu
+}
+
+# pool_fetch_deb PACKAGE VERSION DIR: that binary package downloaded
+# through the build's apt configuration into DIR (made if missing); prints
+# the .deb's path.  Fails if apt does or no .deb came.
+pool_fetch_deb() {
+	mkdir -p "$3" && (cd "$3" && pool_apt apt-get download -q "$1=$2" >&2) || return 1
+	find "$3" -maxdepth 1 -name '*.deb' | head -n1 | grep .
 }
 
 # kernel_source: the source of KVER's tree.  A version of this Debian is
@@ -285,9 +293,7 @@ kernel_source() {
 fetch_linux_source() {
 	local pkg=$1 v=$2 tarball=$3 tmp deb
 	tmp=$(mktemp -d "$(dirname "$tarball")/fetch.XXXXXX") || return 1
-	(cd "$tmp" && pool_apt apt-get download -q "$pkg=$v") || { rm -rf "$tmp"; return 1; }
-	deb=$(find "$tmp" -maxdepth 1 -name '*.deb' | head -n1)
-	[ -n "$deb" ] &&
+	deb=$(pool_fetch_deb "$pkg" "$v" "$tmp") &&
 		dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$pkg.tar.xz" >"$tmp/src.tar.xz" &&
 		[ -s "$tmp/src.tar.xz" ] || { rm -rf "$tmp"; return 1; }
 	rm -f "$(dirname "$tarball")/linux-source-$KVER".*_*.tar.xz

@@ -56,7 +56,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from lib.versions import versions_sh  # noqa: E402
+from lib.versions import flavour_for, versions_sh  # noqa: E402
 
 # the kernel, before lib.board reads it
 for _i, _a in enumerate(sys.argv):
@@ -69,8 +69,7 @@ for _i, _a in enumerate(sys.argv):
 # elsewhere, unless told otherwise; the benchmark's own runs use the
 # production one.
 if "KFLAVOR" not in os.environ:
-    _kver = os.environ.get("KVER") or versions_sh("LINUX_DEFAULT")
-    os.environ["KFLAVOR"] = "debug" if _kver in versions_sh("LINUX_TEST_KERNELS").split() else ""
+    os.environ["KFLAVOR"] = flavour_for(os.environ.get("KVER") or versions_sh("LINUX_DEFAULT"))
 
 from lib import board  # noqa: E402
 from lib.board import BUILD, GUESTLESS_ENV  # noqa: E402
@@ -193,7 +192,7 @@ def run_test(name, fn, logroot, tag=""):
     guestless = getattr(fn, "guestless", False)
     try:
         try:
-            if getattr(fn, "test_kernel", False) and board.KFLAVOR != "debug":
+            if not runs_on_flavour(fn, board.KFLAVOR):
                 # (the other kernels' runs leave such a test out)
                 raise Skip("marked test_kernel: it needs the test kernel's checkers and "
                            "trace events; run with KFLAVOR=debug")
@@ -244,10 +243,9 @@ def run_test(name, fn, logroot, tag=""):
 
 
 def flavour_on(kver):
-    """The kernel flavour the suite boots `kver` in: this run's (the test
-    kernel, as a rule) on a kernel of LINUX_TEST_KERNELS, else the
-    production one (the build makes no other: Makefile, images-others)."""
-    return os.environ["KFLAVOR"] if kver in board.LINUX_TEST_KERNELS else ""
+    """The kernel flavour the suite boots the other kernel `kver` in: this
+    run's where the build makes a test kernel (lib/versions.py)."""
+    return flavour_for(kver, os.environ["KFLAVOR"])
 
 
 def runs_on_flavour(fn, flavour):
@@ -493,12 +491,14 @@ def main():
             theirs, flavour = other_kernel_tests(kver, every_test)
             mine = [Child(kver, n, f, where, True, flavour) for n, f in theirs]
             if not mine:
-                missing.append(kver)
+                missing.append((kver, flavour))
             children += mine
         passed, failed, skipped = run_children(children, jobs)
-        for kver in missing:
+        for kver, flavour in missing:
             # a kernel of LINUX_SUITE_VERSIONS that ran nothing is not a pass
-            FAILED.append((f"the run on Linux {kver}", "no test is marked every_kernel",
+            FAILED.append((f"the run on Linux {kver}",
+                           "no test marked every_kernel runs on its "
+                           f"{'test' if flavour == 'debug' else 'production'} kernel",
                            os.path.join(BUILD, "test-logs", kver)))
             failed += 1
         return summary(args, passed, failed, skipped)

@@ -407,6 +407,18 @@ def test_harness_every_kernel_runs_its_part(logdir):
                     any(n.startswith("test_debug_kernel.") for n in only_test),
                     f"marked test_kernel beyond them: {over}; "
                     f"{len(on_production)} of {len(marked)} on a production kernel"))
+    # with no KFLAVOR given, run.py picks each kernel's flavour itself: the
+    # test kernel where the build makes one, else the production one
+    bare = {k: v for k, v in os.environ.items() if k != "KFLAVOR"}
+    for v in LINUX_SUITE_VERSIONS:
+        listed = run_listing("--kver", v, "--every-kernel", env=bare)
+        checkers = any(n.startswith("test_debug_kernel.") for n in listed)
+        want = v in LINUX_TEST_KERNELS
+        results.append((f"run.py --kver {v}, no KFLAVOR: its "
+                        f"{'test' if want else 'production'} kernel's list",
+                        bool(listed) and checkers == want,
+                        f"{len(listed)} tests listed, the checkers' "
+                        f"{'among them' if checkers else 'not'}"))
     name = "test_kernels.test_kernels_fails_on_each_kernel"
     tk_name = "test_kernels.test_kernels_fails_on_each_test_kernel"
     over = "test_kernels.test_kernels_overruns_its_bound"

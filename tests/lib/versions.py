@@ -11,3 +11,11 @@ def versions_sh(name):
             if line.startswith(f"{name}="):
                 return line.split("=", 1)[1].strip().strip('"')
     raise KeyError(f"{name} not in config/versions.sh")
+
+
+def flavour_for(kver, asked="debug"):
+    """The kernel flavour the suite boots `kver` in: the one asked for (the
+    test kernel, unless told otherwise) on a kernel whose test kernel the
+    build makes (LINUX_TEST_KERNELS), else the production one: the build
+    makes no other (Makefile, images-others)."""
+    return asked if kver in versions_sh("LINUX_TEST_KERNELS").split() else ""
