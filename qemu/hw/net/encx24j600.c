@@ -713,17 +713,58 @@ static unsigned enc_next_uda(ENCX24J600State *s, unsigned p)
     return enc_next_gp(s, p);
 }
 
+/*
+ * The areas of the SRAM, each with its wrap rule: the general purpose
+ * buffer below ERXST, the receive buffer from ERXST to the end, and the
+ * user-defined area EUDAST..EUDAND, which takes priority where it lies.
+ * An SPI window has a fixed area; an engine (TX, DMA) follows the area its
+ * start address is in (DS 9.1 for TX; the DMA source and destination each
+ * so, inferred from chip-facts 8.1), chosen once per operation.
+ */
+typedef enum {
+    ENC_AREA_GP,
+    ENC_AREA_RX,
+    ENC_AREA_UDA,
+} ENCArea;
+
+static unsigned enc_next_in(ENCX24J600State *s, ENCArea area, unsigned p)
+{
+    switch (area) {
+    case ENC_AREA_RX:
+        return enc_next_rx(s, p);
+    case ENC_AREA_UDA:
+        return enc_next_uda(s, p);
+    default:
+        return enc_next_gp(s, p);
+    }
+}
+
+/*
+ * A UDA parked outside the SRAM (drivers use 0x6000/0x6001) is none, and
+ * so is one of a single byte or less (EUDAST >= EUDAND, as after reset)
+ */
+static ENCArea enc_area_of(ENCX24J600State *s, unsigned p)
+{
+    unsigned st = sfr16(s, EUDAST) & PTR_MASK;
+    unsigned nd = sfr16(s, EUDAND) & PTR_MASK;
+
+    if (st < nd && nd <= SRAM_END && p >= st && p <= nd) {
+        return ENC_AREA_UDA;
+    }
+    return p >= enc_rx_start(s) ? ENC_AREA_RX : ENC_AREA_GP;
+}
+
 static unsigned enc_next_ptr(ENCX24J600State *s, unsigned ptr_reg, unsigned p)
 {
     switch (ptr_reg) {
     case ERXRDPT:
     case ERXWRPT:
-        return enc_next_rx(s, p);
+        return enc_next_in(s, ENC_AREA_RX, p);
     case EUDARDPT:
     case EUDAWRPT:
-        return enc_next_uda(s, p);
+        return enc_next_in(s, ENC_AREA_UDA, p);
     default:
-        return enc_next_gp(s, p);
+        return enc_next_in(s, ENC_AREA_GP, p);
     }
 }
 
@@ -1055,6 +1096,7 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
         enc_rx_drop(s, "receive ring full", true);
         return;
     }
+    /* the receive area's wrap (enc_next_rx), in one step */
     next = start + (head - start + need) % ring;
 
     /* Receive status vector */
@@ -1188,11 +1230,14 @@ static uint8_t *enc_tx_frame(ENCX24J600State *s, unsigned st, unsigned len,
     uint16_t macon2 = sfr16(s, MACON2);
     unsigned padcfg = (macon2 >> 5) & 7;
     bool add_crc = !!(macon2 & MACON2_TXCRCEN);
-    unsigned pad_to = 0, i;
+    unsigned pad_to = 0, i, p = st;
+    ENCArea area = enc_area_of(s, st);
     uint8_t *buf = g_malloc0(MAX(len, 64) + ETH_FCS_LEN);
 
+    /* DS 9.1: within the buffer the frame starts in, wrapping as it does */
     for (i = 0; i < len; i++) {
-        buf[i] = s->sram[(st + i) % ENCX24J600_SRAM_SIZE];
+        buf[i] = enc_sram_get(s, p);
+        p = enc_next_in(s, area, p);
     }
     if (padcfg & 1) {
         add_crc = true;
@@ -1398,6 +1443,7 @@ static void enc_dma(ENCX24J600State *s)
     unsigned len = sfr16(s, EDMALEN) & PTR_MASK;
     bool copy = !!(econ1 & ECON1_DMACPY);
     bool csum = !(copy && (econ1 & ECON1_DMANOCS));
+    ENCArea src_area = enc_area_of(s, src), dst_area = enc_area_of(s, dst);
     uint32_t sum = 0;
     unsigned i;
 
@@ -1411,11 +1457,11 @@ static void enc_dma(ENCX24J600State *s)
 
         if (copy) {
             enc_sram_put(s, dst, b);
-            dst = enc_next_rx(s, dst);
+            dst = enc_next_in(s, dst_area, dst);
         }
         sum += (i & 1) ? b : (b << 8);
         sum = (sum & 0xffff) + (sum >> 16);
-        src = enc_next_rx(s, src);
+        src = enc_next_in(s, src_area, src);
     }
     if (csum) {
         /* EDMACSL holds the byte that comes first in the packet */

@@ -71,6 +71,7 @@
 #define OP_WUDARDPT     0x68
 #define OP_WGPWRPT      0x6c
 #define OP_RGPWRPT      0x6e
+#define OP_WRXWRPT      0x70
 #define OP_WUDAWRPT     0x74
 
 /* SFRs */
@@ -2735,6 +2736,136 @@ static void test_dma_wrap(void)
     g_assert_cmpmem(back, 8, data, 8);
 }
 
+/*
+ * Engines follow the area their start address is in, wrapping as it does.
+ * Each case fills the SRAM that a wrong wrap would reach with FILL, so a
+ * wrong rule shows as those bytes, never as a coincidence.
+ */
+#define FILL 0xee
+
+static void sram_fill(QTestState *qts, uint8_t wrpt_op, uint8_t data_op,
+                      uint16_t addr, size_t len)
+{
+    g_autofree uint8_t *fill = g_malloc(len);
+
+    memset(fill, FILL, len);
+    wptr(qts, wrpt_op, addr);
+    sram_stream(qts, data_op, fill, NULL, len);
+}
+
+/*
+ * Send the ETXLEN bytes at ETXST and check that the partner gets `frame`,
+ * the whole frame of 60 bytes: PADCFG adds nothing, the FCS stays here.
+ */
+static void tx_expect(TestData *td, uint16_t st, const uint8_t *frame)
+{
+    uint8_t out[128];
+
+    wcru(td->qts, ETXST, st);
+    wcru(td->qts, ETXLEN, 60);
+    tx_go(td->qts);
+    g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==, 60);
+    g_assert_cmpmem(out, 60, frame, 60);
+    g_assert_cmphex(rcru(td->qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==,
+                    EIR_TXIF);
+}
+
+/*
+ * Source: DS 9.1 p83 (text read; chip-facts 5, TX wrap): a frame in the
+ * general purpose buffer wraps at its end, ERXST - 1, to 0x0000
+ */
+static void test_tx_wrap_gp(void)
+{
+    TestData *td = test_start();
+    uint8_t frame[60];
+
+    make_frame(frame, sizeof(frame), other_mac, 21);
+    sram_fill(td->qts, OP_WRXWRPT, OP_WRXDATA, RX_START, 64);
+    /* the GP window wraps the same way: 20 bytes below ERXST, 40 at 0 */
+    wptr(td->qts, OP_WGPWRPT, RX_START - 20);
+    sram_stream(td->qts, OP_WGPDATA, frame, NULL, sizeof(frame));
+    tx_expect(td, RX_START - 20, frame);
+}
+
+/*
+ * Source: DS 9.1 p83 (text read; chip-facts 5, TX wrap): a frame in the
+ * receive buffer wraps at 0x5FFF to ERXST
+ */
+static void test_tx_wrap_rx(void)
+{
+    TestData *td = test_start();
+    uint8_t frame[60];
+
+    make_frame(frame, sizeof(frame), other_mac, 22);
+    sram_fill(td->qts, OP_WGPWRPT, OP_WGPDATA, 0x0000, 64);
+    wptr(td->qts, OP_WRXWRPT, SRAM_END - 19);
+    sram_stream(td->qts, OP_WRXDATA, frame, NULL, sizeof(frame));
+    tx_expect(td, SRAM_END - 19, frame);
+}
+
+/*
+ * Source: [inferred: chip-facts 1.4, the user-defined area takes priority
+ * over the normal wrap]: a frame in the UDA wraps at EUDAND to EUDAST
+ */
+static void test_tx_wrap_uda(void)
+{
+    TestData *td = test_start();
+    uint8_t frame[60];
+
+    make_frame(frame, sizeof(frame), other_mac, 23);
+    wcru(td->qts, EUDAST, 0x1000);
+    wcru(td->qts, EUDAND, 0x103f);
+    sram_fill(td->qts, OP_WGPWRPT, OP_WGPDATA, 0x1040, 64);
+    /* 32 bytes from 0x1020 to EUDAND, 28 from EUDAST */
+    wptr(td->qts, OP_WUDAWRPT, 0x1020);
+    sram_stream(td->qts, OP_WUDADATA, frame, NULL, sizeof(frame));
+    tx_expect(td, 0x1020, frame);
+}
+
+/*
+ * Source: [inferred: chip-facts 8.1, the DMA follows the area of each
+ * pointer]: a source in the general purpose buffer wraps at ERXST - 1 to
+ * 0x0000 while its destination in the receive buffer wraps at the end to
+ * ERXST, and a destination in the general purpose buffer wraps as its
+ * source would
+ */
+static void test_dma_area_wrap(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t data[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+    uint8_t back[8], rx[4];
+
+    /* GP source across ERXST - 1: 4 bytes there, 4 at 0x0000 */
+    sram_fill(qts, OP_WRXWRPT, OP_WRXDATA, RX_START, 8);
+    wptr(qts, OP_WGPWRPT, RX_START - 4);
+    sram_stream(qts, OP_WGPDATA, data, NULL, sizeof(data));
+    dma_setup(qts, RX_START - 4, sizeof(data), SRAM_END - 3);
+    cmd(qts, OP_DMACOPY);
+    g_assert_cmphex(rcru(qts, EDMACS), ==, cs_reg(csum16(data, 8)));
+    wptr(qts, OP_WRXRDPT, SRAM_END - 3);
+    sram_stream(qts, OP_RRXDATA, NULL, back, sizeof(back));
+    g_assert_cmpmem(back, 8, data, 8);
+    /* the checksum alone reads the same bytes */
+    wcru(qts, EDMACS, 0);
+    cmd(qts, OP_DMACKSUM);
+    g_assert_cmphex(rcru(qts, EDMACS), ==, cs_reg(csum16(data, 8)));
+
+    /* GP destination across ERXST - 1: the receive buffer is not touched */
+    sram_fill(qts, OP_WRXWRPT, OP_WRXDATA, RX_START, 8);
+    wptr(qts, OP_WGPWRPT, 0x0100);
+    sram_stream(qts, OP_WGPDATA, data, NULL, sizeof(data));
+    dma_setup(qts, 0x0100, sizeof(data), RX_START - 4);
+    cmd(qts, OP_DMACOPY);
+    wptr(qts, OP_WGPRDPT, RX_START - 4);
+    sram_stream(qts, OP_RGPDATA, NULL, back, sizeof(back));
+    g_assert_cmpmem(back, 8, data, 8);
+    wptr(qts, OP_WRXRDPT, RX_START);
+    sram_stream(qts, OP_RRXDATA, NULL, rx, sizeof(rx));
+    memset(back, FILL, sizeof(rx));
+    g_assert_cmpmem(rx, sizeof(rx), back, sizeof(rx));
+}
+
 /* Flow control */
 
 static void test_flow_control(void)
@@ -4098,6 +4229,10 @@ int main(int argc, char **argv)
     qtest_add_func("encx24j600/dma-seeded", test_dma_seeded);
     qtest_add_func("encx24j600/dma-copy-nocs", test_dma_copy_nocs);
     qtest_add_func("encx24j600/dma-wrap", test_dma_wrap);
+    qtest_add_func("encx24j600/dma-area-wrap", test_dma_area_wrap);
+    qtest_add_func("encx24j600/tx-wrap-gp", test_tx_wrap_gp);
+    qtest_add_func("encx24j600/tx-wrap-rx", test_tx_wrap_rx);
+    qtest_add_func("encx24j600/tx-wrap-uda", test_tx_wrap_uda);
     qtest_add_func("encx24j600/flow-control", test_flow_control);
     qtest_add_func("encx24j600/phy-busy", test_phy_busy);
     qtest_add_func("encx24j600/phy-busy-effect", test_phy_busy_effect);
