@@ -55,7 +55,8 @@ def main():
     logdir = os.path.join(BUILD, "demo")
     print(f"==> booting versatilepb with an ENCX24J600 (logs: {os.path.relpath(logdir)})")
     # the model's autonegotiation takes as long as silicon's (2 s)
-    with Board(logdir, name="demo", autoneg_ms=None) as b:
+    # the link as on silicon: the PHY's own 2 s negotiation, a paced wire
+    with Board(logdir, name="demo", autoneg_ms=None, paced=True) as b:
         b.load_driver(OURS)
         dmesg = b.out(f"dmesg | grep -i {OURS} | tail -n 3")
         print("driver probed:\n  " + dmesg.replace("\n", "\n  "))

@@ -6,7 +6,8 @@ commands through the PL022, random frames of 0-65535 bytes through a
 socket netdev, link changes and resets) against build/qemu/obj-asan, and
 fails on any sanitizer report, QEMU crash or hang.  Odd seeds run the model
 with x-rx-fcs=on (frames taken as the wire's bytes: bad CRCs, true runts), so
-two or more jobs cover both ways of receiving.
+two or more jobs cover both ways of receiving; seed / 2 picks the wire (paced
+with a 128 KiB port buffer, unpaced, paced without a buffer, a small one).
 
   fuzz-model.py                       1,000,000 commands (make fuzz)
   fuzz-model.py --commands 20000      the short run of the test suite

@@ -22,7 +22,8 @@ _spec.loader.exec_module(fuzz_model)
 
 def test_model_fuzz_short(logdir):
     seed = int(os.environ.get("ENCX_FUZZ_SEED", fuzz_model.DEFAULT_SEED))
-    # seeds seed and seed + 1: one even (x-rx-fcs off), one odd (on)
+    # seeds seed and seed + 1: one even (x-rx-fcs off), one odd (on); the
+    # default pair has a paced wire with a port buffer and an unpaced one
     return fuzz_model.run(20000, seed, logdir, jobs=2, timeout=240)
 
 

@@ -128,15 +128,19 @@ def free_port():
         return s.getsockname()[1]
 
 
+# the link partner's port buffer the boards give the model (Board.qemu_cmd)
+WIRE_BUFFER_BYTES = 128 * 1024
+
 class Board:
     def __init__(self, logdir, name="board", mac="52:54:00:12:34:56",
                  nic="user", extra_qemu=(), mem=256, images=None, dtb=None,
-                 autoneg_ms=200):
+                 autoneg_ms=200, paced=True):
         if os.environ.get(GUESTLESS_ENV):
             raise AssertionError(f"{os.environ[GUESTLESS_ENV]} is marked guestless (it runs "
                                  "beside the exclusive tests) but boots a board")
         self.logdir = logdir
         self.autoneg_ms = autoneg_ms
+        self.paced = paced
         # how long the guest has to answer as the board stops: a guest
         # just out of a flood on the test kernel can be slow
         self.answer_bound = 60
@@ -199,6 +203,15 @@ class Board:
         # None keeps the model's default.
         autoneg = ([] if self.autoneg_ms is None else
                    ["-global", f"encx24j600.x-autoneg-delay-ms={self.autoneg_ms}"])
+        # The link as a wire is (the model's default is QEMU's: frames as
+        # fast as the backend sends them): frames arrive at most at the
+        # link speed, and the partner's switch port buffers 128 KiB while
+        # the wire is busy: a 64 KiB TCP window of full-size frames fits
+        # with room to spare, and the backlog drains in 10.5 ms at
+        # 100 Mbit/s.
+        paced = (["-global", "encx24j600.x-rx-pacing=on",
+                  "-global", f"encx24j600.x-wire-buffer-bytes={WIRE_BUFFER_BYTES}"]
+                 if self.paced else [])
         return [QEMU, "-M", "versatilepb", "-m", str(self.mem),
                 "-kernel", os.path.join(self.images, "uImage"),
                 "-initrd", os.path.join(self.images, "initramfs.uimg"),
@@ -217,7 +230,7 @@ class Board:
                 "-chardev", f"file,id=kmsg,path={self.kmsg_log}",
                 "-serial", "chardev:kmsg",
                 "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
-                "-netdev", netdev, "-net", nic] + autoneg + self.extra_qemu
+                "-netdev", netdev, "-net", nic] + autoneg + paced + self.extra_qemu
 
     def seeded_dtb(self):
         """The board's device tree with a /chosen/rng-seed, as a boot loader

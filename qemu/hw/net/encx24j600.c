@@ -22,9 +22,11 @@
  * Test machinery, for driver tests (the "x-" properties):
  *  + QOM property "x-spi-stats" (read-only): SPI transaction accounting
  *  + QOM property "x-reset-stats" (write true to zero the counters)
- *  + received frames paced at the link speed; property
- *    "x-wire-buffer-bytes": the link partner's port buffer, which holds
- *    received frames while the wire is busy
+ *  + property "x-rx-pacing": received frames arrive at most at the link
+ *    speed, as on a wire (default off: as fast as the backend sends)
+ *  + property "x-wire-buffer-bytes": the link partner's port buffer,
+ *    which holds received frames while the paced wire is busy (default
+ *    0: a frame that finds the wire busy is lost; needs x-rx-pacing)
  *  + property "x-rx-fcs": frames from the net backend end with their own
  *    FCS, which the model checks instead of computing a good one; a
  *    test peer can then send frames with a bad CRC and true runts
@@ -153,6 +155,7 @@
 /* ERXFCON */
 #define ERXFCON_HTEN    (1 << 15)
 #define ERXFCON_MPEN    (1 << 14)
+#define ERXFCON_PMEN    (0xf << 8)
 #define ERXFCON_CRCEEN  (1 << 7)
 #define ERXFCON_CRCEN   (1 << 6)
 #define ERXFCON_RUNTEEN (1 << 5)
@@ -203,12 +206,6 @@ enum { MII_OP_NONE, MII_OP_READ, MII_OP_WRITE, MII_OP_READ_UNANSWERED };
 #define WIRE_BYTE_NS_10     800
 
 /* test machinery { */
-/*
- * The link partner's switch port buffers 128 KiB of frames while our wire
- * is busy: a 64 KiB TCP window of full-size frames fits with room to
- * spare, and the backlog drains in 10.5 ms at 100 Mbit/s.
- */
-#define WIRE_BUFFER_BYTES_DEFAULT (128 * KiB)
 #define WIRE_BUFFER_BYTES_MAX     (64 * MiB)
 /* } test machinery */
 
@@ -928,15 +925,6 @@ static uint64_t enc_rx_filter(ENCX24J600State *s, const uint8_t *buf,
         }
         /* MCEN takes every frame with the group bit set */
         accept |= !!(fcon & ERXFCON_MCEN);
-        if (fcon & ERXFCON_HTEN) {
-            unsigned idx = (net_crc32(buf, ETH_ALEN) >> 23) & 0x3f;
-            uint16_t eht = sfr16(s, EHT1 + 2 * (idx >> 4));
-
-            if (eht & (1 << (idx & 15))) {
-                accept = true;
-                match |= 1ULL << 33;
-            }
-        }
     } else if (!memcmp(buf, mac, ETH_ALEN)) {
         if (fcon & ERXFCON_UCEN) {
             accept = true;
@@ -946,7 +934,25 @@ static uint64_t enc_rx_filter(ENCX24J600State *s, const uint8_t *buf,
         accept = true;
         match |= 1ULL << 32;
     }
-    if ((fcon & ERXFCON_MPEN) && enc_magic_match(buf, size, mac)) {
+    /*
+     * DS 10.9: the hash table takes frames for chosen destinations, of
+     * any kind, unicast too, "without accepting all Not-Me traffic"
+     */
+    if (fcon & ERXFCON_HTEN) {
+        unsigned idx = (net_crc32(buf, ETH_ALEN) >> 23) & 0x3f;
+        uint16_t eht = sfr16(s, EHT1 + 2 * (idx >> 4));
+
+        if (eht & (1 << (idx & 15))) {
+            accept = true;
+            match |= 1ULL << 33;
+        }
+    }
+    /*
+     * A Magic Packet wakes this station only: its destination is MAADR
+     * (inferred from the ENC28J60's DS 8.3, whose filter says so)
+     */
+    if ((fcon & ERXFCON_MPEN) && !memcmp(buf, mac, ETH_ALEN) &&
+        enc_magic_match(buf, size, mac)) {
         accept = true;
         match |= 1ULL << 34;
     }
@@ -1011,9 +1017,11 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
 
     /* test machinery { */
     /* enc_wire_ns() counts the FCS: with rx-fcs the frame has it */
-    s->rx_wire_free = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-        enc_wire_ns(s, s->rx_fcs && size >= ETH_FCS_LEN ?
-                       size - ETH_FCS_LEN : size);
+    if (s->rx_pacing) {
+        s->rx_wire_free = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+            enc_wire_ns(s, s->rx_fcs && size >= ETH_FCS_LEN ?
+                           size - ETH_FCS_LEN : size);
+    }
     /* } test machinery */
 
     if (!(sfr16(s, ECON1) & ECON1_RXEN) || (sfr16(s, ECON2) & ECON2_RXRST)) {
@@ -1198,7 +1206,7 @@ static ssize_t enc_receive(NetClientState *nc, const uint8_t *buf, size_t size)
     }
     /* test machinery { */
     /* Frames arrive at most at the link speed */
-    if (enc_wire_buf_put(s, buf, size)) {
+    if (s->rx_pacing && enc_wire_buf_put(s, buf, size)) {
         return consumed;
     }
     /* } test machinery */
@@ -1887,6 +1895,15 @@ static void enc_sfr_write(ENCX24J600State *s, unsigned a, uint8_t v, int op)
             s->sfr[a] = v;
         }
         return;
+    case ERXFCON:
+        /* Stored, and never matches: the pattern is not modelled */
+        if ((val & ERXFCON_PMEN) && !(cur & ERXFCON_PMEN)) {
+            qemu_log_mask(LOG_UNIMP, "encx24j600: pattern match filter "
+                          "(ERXFCON.PMEN) not implemented: it never "
+                          "matches\n");
+        }
+        sfr16_set(s, reg, val);
+        return;
     default:
         s->sfr[a] = v;
         return;
@@ -2458,6 +2475,11 @@ static void enc_realize(SSIPeripheral *ss, Error **errp)
                    s->wire_buffer_bytes, WIRE_BUFFER_BYTES_MAX);
         return;
     }
+    if (s->wire_buffer_bytes && !s->rx_pacing) {
+        error_setg(errp, "x-wire-buffer-bytes needs x-rx-pacing=on: "
+                   "without pacing no frame waits for the wire");
+        return;
+    }
     /* } test machinery */
     qdev_init_gpio_out(dev, &s->int_out, 1);
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
@@ -2773,8 +2795,9 @@ static const Property enc_properties[] = {
     DEFINE_PROP_UINT32("x-autoneg-delay-ms", ENCX24J600State,
                        autoneg_delay_ms, AUTONEG_DELAY_MS_DEFAULT),
     /* test machinery { */
+    DEFINE_PROP_BOOL("x-rx-pacing", ENCX24J600State, rx_pacing, false),
     DEFINE_PROP_UINT32("x-wire-buffer-bytes", ENCX24J600State,
-                       wire_buffer_bytes, WIRE_BUFFER_BYTES_DEFAULT),
+                       wire_buffer_bytes, 0),
     DEFINE_PROP_BOOL("x-rx-fcs", ENCX24J600State, rx_fcs, false),
     DEFINE_PROP_BOOL("x-factory-mac-blank", ENCX24J600State,
                      factory_mac_blank, false),

@@ -387,13 +387,22 @@ static void test_fuzz(void)
     int sv[2];
     uint64_t i;
     size_t len;
-    bool rx_fcs;
+    /*
+     * By seed: paced with the driver tests' port buffer (the suite's
+     * first seed), as the backend sends, paced with no port buffer, with
+     * a small one
+     */
+    static const int wire_buffers[] = { 128 * 1024, -1, 0, 3036 };
+    int wire_buffer = wire_buffers[(seed >> 1) % ARRAY_SIZE(wire_buffers)];
+    bool rx_fcs, paced = wire_buffer >= 0;
 
     /* Odd seeds send frames as the wire's bytes: mostly bad CRCs, runts */
     rx_fcs = seed & 1;
 
-    g_test_message("seed %u, %" PRIu64 " commands, x-rx-fcs=%s", seed, n,
-                   rx_fcs ? "on" : "off");
+    g_test_message("seed %u, %" PRIu64 " commands, x-rx-fcs=%s, "
+                   "x-rx-pacing=%s, x-wire-buffer-bytes=%d", seed, n,
+                   rx_fcs ? "on" : "off", paced ? "on" : "off",
+                   MAX(wire_buffer, 0));
     f.rng = g_rand_new_with_seed(seed);
     f.backlog = g_byte_array_new();
     g_assert_cmpint(socketpair(PF_UNIX, SOCK_STREAM, 0, sv), ==, 0);
@@ -402,8 +411,11 @@ static void test_fuzz(void)
                         "-nic socket,id=n0,fd=%d,model=encx24j600,"
                         "mac=52:54:00:12:34:56 "
                         "-global encx24j600.x-rx-fcs=%s "
+                        "-global encx24j600.x-rx-pacing=%s "
+                        "-global encx24j600.x-wire-buffer-bytes=%d "
                         "-global encx24j600.x-autoneg-delay-ms=1",
-                        sv[1], rx_fcs ? "on" : "off");
+                        sv[1], rx_fcs ? "on" : "off", paced ? "on" : "off",
+                        MAX(wire_buffer, 0));
     close(sv[1]);
     board_init(f.qts);
     /* the chip answers 25 us after power-on */

@@ -477,6 +477,23 @@ static TestData *test_start(void)
     return test_start_with("");
 }
 
+/* test machinery { */
+/*
+ * A link partner as the driver tests have it: frames paced at the link
+ * speed, and a port buffer of WIRE_BUFFER bytes while the wire is busy
+ */
+#define WIRE_BUFFER     (128 * 1024)
+
+static TestData *test_start_paced(void)
+{
+    g_autofree char *args = g_strdup_printf(
+        "-global encx24j600.x-rx-pacing=on "
+        "-global encx24j600.x-wire-buffer-bytes=%d", WIRE_BUFFER);
+
+    return test_start_with(args);
+}
+/* } test machinery */
+
 static void send_frame(int fd, const uint8_t *frame, size_t len)
 {
     uint32_t belen = htonl(len);
@@ -1951,7 +1968,7 @@ static void test_rx_magic(void)
     uint8_t f[14 + 4 + 6 + 16 * 6];
     int i;
 
-    make_frame(f, sizeof(f), other_mac, 1);
+    make_frame(f, sizeof(f), test_mac, 1);
     memset(f + 18, 0xff, 6);
     for (i = 0; i < 16; i++) {
         memcpy(f + 24 + 6 * i, test_mac, 6);
@@ -2291,7 +2308,7 @@ static void rx_two_paced(TestData *td, const uint8_t *f1, const uint8_t *f2,
 
 static void test_rx_pacing(void)
 {
-    TestData *td = test_start();
+    TestData *td = test_start_paced();
     QTestState *qts = td->qts;
     uint8_t f[1000], other[1000];
 
@@ -2864,6 +2881,146 @@ static void test_dma_area_wrap(void)
     sram_stream(qts, OP_RRXDATA, NULL, rx, sizeof(rx));
     memset(back, FILL, sizeof(rx));
     g_assert_cmpmem(rx, sizeof(rx), back, sizeof(rx));
+}
+
+/* Receive filters, seen as a driver sees them */
+
+/*
+ * Frame f is rejected: sent, then a marker the filters take, and the
+ * next frame stored is the marker (frames are taken in their order)
+ */
+static void rx_reject_marked(TestData *td, const uint8_t *f, size_t len,
+                             const uint8_t *marker, size_t mlen)
+{
+    unsigned n = rcru(td->qts, ESTAT) & 0xff;
+    uint16_t at = rcru(td->qts, ERXHEAD);
+    uint8_t got[32];
+
+    g_assert_cmpuint(mlen, >=, sizeof(got));
+    send_frame(td->fd, f, len);
+    send_frame(td->fd, marker, mlen);
+    g_assert_true(wait_pktcnt(td->qts, n + 1));
+    wptr(td->qts, OP_WRXRDPT, at + 8);
+    sram_stream(td->qts, OP_RRXDATA, NULL, got, sizeof(got));
+    g_assert_cmpmem(got, sizeof(got), marker, sizeof(got));
+}
+
+static unsigned hash_index(const uint8_t *da)
+{
+    return (ether_crc(da, 6) >> 23) & 0x3f;
+}
+
+/*
+ * Source: DS 10.9 (text read; chip-facts 4.6): the hash table filter takes
+ * frames "for multiple destination addresses without accepting all
+ * Not-Me traffic", unicast destinations too
+ */
+static void test_rx_hash_unicast(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    static const uint8_t miss_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+    unsigned idx = hash_index(other_mac);
+    uint8_t f[64], marker[64];
+    uint64_t rsv;
+
+    g_assert_cmpuint(idx, !=, hash_index(miss_mac));
+    g_assert_cmpuint(idx, !=, hash_index(test_mac));
+    g_assert_cmpuint(idx, !=, hash_index(bcast_mac));
+    /* the hash table, CRC check and broadcast (the markers): no UCEN */
+    wcru(qts, ERXFCON, 0x8000 | 0x0040 | 0x0001);
+    wcru(qts, EHT1 + 2 * (idx >> 4), 1 << (idx & 15));
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), other_mac, 1);
+    rsv = rx_one(td, f, sizeof(f), NULL);
+    g_assert_true(RSV_BIT(rsv, 33));            /* hash match */
+    g_assert_false(RSV_BIT(rsv, 32));           /* not "not me" */
+    g_assert_false(RSV_BIT(rsv, 36));           /* not unicast to me */
+    /* a unicast whose bit is clear, and this station's own without UCEN */
+    make_frame(marker, sizeof(marker), bcast_mac, 2);
+    make_frame(f, sizeof(f), miss_mac, 3);
+    rx_reject_marked(td, f, sizeof(f), marker, sizeof(marker));
+    make_frame(marker, sizeof(marker), bcast_mac, 4);
+    make_frame(f, sizeof(f), test_mac, 5);
+    rx_reject_marked(td, f, sizeof(f), marker, sizeof(marker));
+}
+
+/* A Magic Packet for `mac`: 6 x 0xff and 16 copies of it, after the header */
+static void make_magic(uint8_t *f, size_t len, const uint8_t *dst,
+                       const uint8_t *mac, uint8_t seed)
+{
+    int i;
+
+    g_assert_cmpuint(len, >=, 14 + 4 + 6 + 16 * 6);
+    make_frame(f, len, dst, seed);
+    memset(f + 18, 0xff, 6);
+    for (i = 0; i < 16; i++) {
+        memcpy(f + 24 + 6 * i, mac, 6);
+    }
+}
+
+/*
+ * Source: [inferred: ENC28J60 DS 8.3]: the Magic Packet filter takes a
+ * frame whose destination is MAADR and whose payload holds the pattern
+ * for MAADR; one to another station or to broadcast is not taken
+ */
+static void test_rx_magic_maadr(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[14 + 4 + 6 + 16 * 6], marker[sizeof(f)];
+    uint16_t at;
+    uint8_t got[6];
+    uint64_t rsv;
+
+    wcru(qts, ERXFCON, 0x4000);                 /* MPEN only */
+    cmd(qts, OP_ENABLERX);
+    make_magic(marker, sizeof(marker), test_mac, test_mac, 1);
+    make_magic(f, sizeof(f), other_mac, test_mac, 2);
+    rx_reject_marked(td, f, sizeof(f), marker, sizeof(marker));
+    make_magic(marker, sizeof(marker), test_mac, test_mac, 3);
+    make_magic(f, sizeof(f), bcast_mac, test_mac, 4);
+    rx_reject_marked(td, f, sizeof(f), marker, sizeof(marker));
+    /* the marker itself is the Magic Packet filter's */
+    rsv = rx_one(td, marker, sizeof(marker), &at);
+    g_assert_true(RSV_BIT(rsv, 34));
+    wptr(qts, OP_WRXRDPT, at + 8);
+    sram_stream(qts, OP_RRXDATA, NULL, got, sizeof(got));
+    g_assert_cmpmem(got, sizeof(got), test_mac, sizeof(test_mac));
+}
+
+/*
+ * Source: chip-facts 4.6 (the PMEN encoding is UNVERIFIED): the pattern
+ * match filter is not modelled, which -d unimp says once when it is
+ * enabled; the setting is kept
+ */
+static void test_rx_pattern_match_unimp(void)
+{
+    static const char msg[] = "pattern match filter (ERXFCON.PMEN) not "
+                              "implemented";
+    g_autofree char *path = NULL;
+    g_autofree char *args = NULL;
+    g_autofree char *log = NULL;
+    g_autoptr(GError) err = NULL;
+    TestData *td;
+    const char *p;
+    int fd, n = 0;
+
+    fd = g_file_open_tmp("encx24j600-log-XXXXXX", &path, &err);
+    g_assert_no_error(err);
+    close(fd);
+    args = g_strdup_printf("-d unimp -D %s", path);
+    td = test_start_with(args);
+    u16op(td->qts, OP_BFSU, ERXFCON, 0x0100);
+    u16op(td->qts, OP_BFSU, ERXFCON, 0x0200);   /* already on: not again */
+    g_assert_cmphex(rcru(td->qts, ERXFCON) & 0x0f00, ==, 0x0300);
+    g_assert_true(g_file_get_contents(path, &log, NULL, &err));
+    g_assert_no_error(err);
+    for (p = strstr(log, msg); p; p = strstr(p + 1, msg)) {
+        n++;
+    }
+    g_assert_cmpint(n, ==, 1);
+    unlink(path);
 }
 
 /* Flow control */
@@ -4002,16 +4159,46 @@ static void wait_stat(QTestState *qts, const char *key, uint64_t n)
     }
     g_assert_cmpuint(stat_get(qts, NULL, key), ==, n);
 }
-/* } test machinery */
 
-/* Default wire-buffer-bytes; a 1514-byte frame takes 1518 bytes of it */
-#define WIRE_BUFFER     (128 * 1024)
-#define WIRE_FRAMES     (WIRE_BUFFER / 1518)
-
-/* test machinery { */
-static void test_rx_wire_buffer(void)
+/*
+ * Source: model: the defaults a plain -nic user gets: no pacing, no port
+ * buffer; frames are taken as the backend delivers them, with no virtual
+ * time passing
+ */
+static void test_defaults_plain(void)
 {
     TestData *td = test_start();
+    QTestState *qts = td->qts;
+    gint64 end = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+    uint8_t f[1000];
+    QDict *rsp;
+
+    rsp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
+                    "{ 'path': %s, 'property': 'x-rx-pacing' } }", ENC_PATH);
+    g_assert_false(qdict_get_bool(rsp, "return"));
+    qobject_unref(rsp);
+    rsp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
+                    "{ 'path': %s, 'property': 'x-wire-buffer-bytes' } }",
+                    ENC_PATH);
+    g_assert_cmpint(qdict_get_int(rsp, "return"), ==, 0);
+    qobject_unref(rsp);
+    cmd(qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), test_mac, 1);
+    send_frame(td->fd, f, sizeof(f));
+    send_frame(td->fd, f, sizeof(f));
+    /* the clock stays still: a paced wire would hold the second frame */
+    while ((rcru(qts, ESTAT) & 0xff) < 2 && g_get_monotonic_time() < end) {
+        g_usleep(1000);
+    }
+    g_assert_cmpuint(rcru(qts, ESTAT) & 0xff, ==, 2);
+}
+
+/* A 1514-byte frame takes 1518 bytes of the port buffer */
+#define WIRE_FRAMES     (WIRE_BUFFER / 1518)
+
+static void test_rx_wire_buffer(void)
+{
+    TestData *td = test_start_paced();
     QTestState *qts = td->qts;
     uint8_t f[1514];
     int i;
@@ -4175,6 +4362,7 @@ int main(int argc, char **argv)
     /* test machinery { */
     qtest_add_func("encx24j600/stats", test_stats);
     qtest_add_func("encx24j600/stats-every-opcode", test_stats_every_opcode);
+    qtest_add_func("encx24j600/defaults-plain", test_defaults_plain);
     /* } test machinery */
     qtest_add_func("encx24j600/bank-select", test_bank_select);
     qtest_add_func("encx24j600/rbsel", test_rbsel);
@@ -4233,6 +4421,10 @@ int main(int argc, char **argv)
     qtest_add_func("encx24j600/tx-wrap-gp", test_tx_wrap_gp);
     qtest_add_func("encx24j600/tx-wrap-rx", test_tx_wrap_rx);
     qtest_add_func("encx24j600/tx-wrap-uda", test_tx_wrap_uda);
+    qtest_add_func("encx24j600/rx-hash-unicast", test_rx_hash_unicast);
+    qtest_add_func("encx24j600/rx-magic-maadr", test_rx_magic_maadr);
+    qtest_add_func("encx24j600/rx-pattern-match-unimp",
+                   test_rx_pattern_match_unimp);
     qtest_add_func("encx24j600/flow-control", test_flow_control);
     qtest_add_func("encx24j600/phy-busy", test_phy_busy);
     qtest_add_func("encx24j600/phy-busy-effect", test_phy_busy_effect);

@@ -146,6 +146,7 @@ struct ENCX24J600State {
     uint16_t eir_unread;
 
     /* Receive wire and the link partner's port buffer (migrated) */
+    bool rx_pacing;         /* property: frames arrive at the link speed */
     QEMUTimer *rx_timer;    /* takes the next frame when the wire is free */
     int64_t rx_wire_free;   /* QEMU_CLOCK_VIRTUAL when the last frame ends */
     QSIMPLEQ_HEAD(, ENCX24J600WireFrame) wire_buf;
