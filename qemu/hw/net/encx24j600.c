@@ -686,7 +686,7 @@ static unsigned enc_rx_start(ENCX24J600State *s)
 /* Eq. 3-1: the general purpose window wraps at ERXST - 1 and at the end */
 static unsigned enc_next_gp(ENCX24J600State *s, unsigned p)
 {
-    if (p == SRAM_END || p + 1 == (sfr16(s, ERXST) & PTR_MASK)) {
+    if (p == SRAM_END || p + 1 == enc_rx_start(s)) {
         return 0;
     }
     return (p + 1) & PTR_MASK;
@@ -701,11 +701,30 @@ static unsigned enc_next_rx(ENCX24J600State *s, unsigned p)
     return (p + 1) & PTR_MASK;
 }
 
-/* The user-defined area wraps from EUDAND to EUDAST first */
+/*
+ * The user-defined area in force: EUDAST < EUDAND, both in the SRAM.  One
+ * parked outside the SRAM (drivers use 0x6000/0x6001) is none, and so is
+ * one of a single byte or less (EUDAST >= EUDAND, as after reset).
+ */
+static bool enc_in_uda(ENCX24J600State *s, unsigned p)
+{
+    unsigned st = sfr16(s, EUDAST) & PTR_MASK;
+    unsigned nd = sfr16(s, EUDAND) & PTR_MASK;
+
+    return st < nd && nd <= SRAM_END && p >= st && p <= nd;
+}
+
+/*
+ * The user-defined area wraps from EUDAND to EUDAST and takes priority:
+ * within it no other wrap applies (one that spans ERXST runs on across it)
+ */
 static unsigned enc_next_uda(ENCX24J600State *s, unsigned p)
 {
     if (p == (sfr16(s, EUDAND) & PTR_MASK)) {
         return sfr16(s, EUDAST) & PTR_MASK;
+    }
+    if (enc_in_uda(s, p)) {
+        return p + 1;
     }
     return enc_next_gp(s, p);
 }
@@ -715,8 +734,9 @@ static unsigned enc_next_uda(ENCX24J600State *s, unsigned p)
  * buffer below ERXST, the receive buffer from ERXST to the end, and the
  * user-defined area EUDAST..EUDAND, which takes priority where it lies.
  * An SPI window has a fixed area; an engine (TX, DMA) follows the area its
- * start address is in (DS 9.1 for TX; the DMA source and destination each
- * so, inferred from chip-facts 8.1), chosen once per operation.
+ * start address is in, chosen once per operation: DS 9.1 for TX; the DMA
+ * source and destination each so by analogy (chip-facts 8.1 suggests it
+ * for a source in the receive buffer).
  */
 typedef enum {
     ENC_AREA_GP,
@@ -736,16 +756,9 @@ static unsigned enc_next_in(ENCX24J600State *s, ENCArea area, unsigned p)
     }
 }
 
-/*
- * A UDA parked outside the SRAM (drivers use 0x6000/0x6001) is none, and
- * so is one of a single byte or less (EUDAST >= EUDAND, as after reset)
- */
 static ENCArea enc_area_of(ENCX24J600State *s, unsigned p)
 {
-    unsigned st = sfr16(s, EUDAST) & PTR_MASK;
-    unsigned nd = sfr16(s, EUDAND) & PTR_MASK;
-
-    if (st < nd && nd <= SRAM_END && p >= st && p <= nd) {
+    if (enc_in_uda(s, p)) {
         return ENC_AREA_UDA;
     }
     return p >= enc_rx_start(s) ? ENC_AREA_RX : ENC_AREA_GP;
@@ -1568,7 +1581,9 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
      */
     if (!power_on && !SSI_PERIPHERAL(s)->cs) {
         s->spi_state = SPI_RESETTING;
+        /* test machinery { */
         s->cls = ENCX24J600_CLASS_UNKNOWN;
+        /* } test machinery */
     }
 }
 
@@ -1915,8 +1930,8 @@ static void enc_sfr_write(ENCX24J600State *s, unsigned a, uint8_t v, int op)
 static void enc_start_command(ENCX24J600State *s, uint8_t op, int cls)
 {
     s->opcode = op;
-    s->cls = cls;
     /* test machinery { */
+    s->cls = cls;
     /*
      * The opcode byte counts under its own class here, before the command
      * runs: SETETHRST's reset moves the cycle's class on to "unknown"
@@ -2235,7 +2250,9 @@ static int enc_set_cs(SSIPeripheral *ss, bool level)
                           qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
         }
         s->spi_state = SPI_RESETTING;
+        /* test machinery { */
         s->cls = ENCX24J600_CLASS_UNKNOWN;
+        /* } test machinery */
     }
     return 0;
 }
@@ -2637,12 +2654,17 @@ static void enc_wire_buf_load(ENCX24J600State *s)
     enc_post_save(s);
 }
 
-/* The blob is no larger than the destination's port buffer holds */
-static bool enc_wire_mig_fits(void *opaque, int version_id)
+/*
+ * The blob is no larger than any source's port buffer can be (each frame
+ * takes at least its size and length field of it): a stream cannot make
+ * the load allocate more.  What the destination's buffer does not hold,
+ * enc_wire_buf_load() drops and counts.
+ */
+static bool enc_wire_mig_sane(void *opaque, int version_id)
 {
     ENCX24J600State *s = opaque;
 
-    return s->wire_mig_len <= s->wire_buffer_bytes;
+    return s->wire_mig_len <= WIRE_BUFFER_BYTES_MAX;
 }
 
 /* A frame waits in the port buffer, or the wire is busy */
@@ -2676,7 +2698,7 @@ static const VMStateDescription vmstate_encx24j600_wire = {
     .fields = (const VMStateField[]) {
         VMSTATE_INT64(rx_wire_free, ENCX24J600State),
         VMSTATE_UINT32(wire_mig_len, ENCX24J600State),
-        VMSTATE_VALIDATE("port buffer fits", enc_wire_mig_fits),
+        VMSTATE_VALIDATE("port buffer size", enc_wire_mig_sane),
         VMSTATE_VBUFFER_ALLOC_UINT32(wire_mig, ENCX24J600State, 0, NULL,
                                      wire_mig_len),
         VMSTATE_END_OF_LIST()
@@ -2694,12 +2716,20 @@ static int enc_pre_load(void *opaque)
 }
 /* } test machinery */
 
+/* A timer restored from a stream fires no later than limit */
+static void enc_bound_timer(QEMUTimer *t, int64_t limit)
+{
+    if (timer_pending(t) && timer_expire_time_ns(t) > limit) {
+        timer_mod(t, limit);
+    }
+}
+
 static int enc_post_load(void *opaque, int version_id)
 {
     ENCX24J600State *s = opaque;
     int64_t now;
 
-    if (s->spi_state > SPI_RESETTING || s->cls >= ENCX24J600_CLASS__MAX ||
+    if (s->spi_state > SPI_RESETTING ||
         s->mii_op > MII_OP_READ_UNANSWERED) {
         return -EINVAL;
     }
@@ -2712,6 +2742,18 @@ static int enc_post_load(void *opaque, int version_id)
     s->spi_ready_at = MIN(s->spi_ready_at, now + RESET_SPI_NS);
     s->phy_ready_at = MIN(s->phy_ready_at, now + RESET_PHY_NS);
     s->mii_busy_until = MIN(s->mii_busy_until, now + MII_BUSY_NS);
+    /*
+     * So are the timers: the frame on the wire leaves within the wire time
+     * of the longest frame at 10 Mbit/s, the negotiation ends within the
+     * destination's delay after the PHY is ready, the MII operation when
+     * BUSY clears
+     */
+    enc_bound_timer(s->tx_timer, now + (ETH_PREAMBLE_LEN + PTR_MASK +
+                                        ETH_FCS_LEN + ETH_IFG_LEN) *
+                                       WIRE_BYTE_NS_10);
+    enc_bound_timer(s->autoneg_timer, MAX(now, s->phy_ready_at) +
+                    (int64_t)s->autoneg_delay_ms * SCALE_MS);
+    enc_bound_timer(s->mii_timer, MAX(now, s->mii_busy_until));
     s->mii_reg &= 0x1f;
     s->tx_st &= PTR_MASK;
     s->tx_len &= PTR_MASK;
@@ -2725,6 +2767,11 @@ static int enc_post_load(void *opaque, int version_id)
                                             !timer_pending(s->autoneg_timer);
     }
     /* test machinery { */
+    /*
+     * The statistics are the destination's: the rest of a command under
+     * way at the save counts as unknown
+     */
+    s->cls = ENCX24J600_CLASS_UNKNOWN;
     /*
      * Nor what the guest read of EIR: a flag of the loaded state that was
      * raised unread before the save is not counted when cleared.
@@ -2771,7 +2818,6 @@ static const VMStateDescription vmstate_encx24j600 = {
         VMSTATE_UINT8(spi_state, ENCX24J600State),
         VMSTATE_UINT8(opcode, ENCX24J600State),
         VMSTATE_UINT8(addr, ENCX24J600State),
-        VMSTATE_UINT8(cls, ENCX24J600State),
         VMSTATE_UINT8(mac_lo, ENCX24J600State),
         VMSTATE_UINT8(mac_lo_addr, ENCX24J600State),
         VMSTATE_BOOL(mac_lo_valid, ENCX24J600State),

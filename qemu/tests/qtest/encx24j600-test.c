@@ -1233,17 +1233,19 @@ static const char *opcode_class(uint8_t op)
 
 /*
  * One CS cycle of these bytes, and what x-spi-stats must count: the bytes
- * of each class (the classes named; every other class none), in one
- * transaction.
+ * of each class (the classes named; every other class none), `commands`
+ * commands, one transaction (the first byte's class's).
  */
 static void check_cycle_classes(QTestState *qts, const uint8_t *tx,
                                 size_t len, const char *const *cls,
-                                const uint64_t *bytes, size_t n)
+                                const uint64_t *bytes, size_t n,
+                                uint64_t commands)
 {
-    QDict *rsp, *ret, *classes;
+    static const char *const keys[] = { "bytes", "commands", "transactions" };
+    QDict *rsp, *ret, *classes, *c;
     const QDictEntry *e;
-    uint64_t named = 0, all = 0;
-    size_t i;
+    uint64_t named = 0, sum[ARRAY_SIZE(keys)] = { 0 };
+    size_t i, k;
 
     stats_reset(qts);
     spi(qts, tx, NULL, len);
@@ -1256,15 +1258,24 @@ static void check_cycle_classes(QTestState *qts, const uint8_t *tx,
     classes = qdict_get_qdict(ret, "classes");
     for (i = 0; i < n; i++) {
         g_test_message("0x%02x...: %s", tx[0], cls[i]);
-        g_assert_cmpuint(qdict_get_int(qdict_get_qdict(classes, cls[i]),
-                                       "bytes"), ==, bytes[i]);
+        g_assert(qdict_haskey(classes, cls[i]));
+        c = qdict_get_qdict(classes, cls[i]);
+        g_assert_cmpuint(qdict_get_int(c, "bytes"), ==, bytes[i]);
         named += bytes[i];
     }
+    /* the first byte's class holds the cycle's one transaction */
+    g_assert_cmpuint(qdict_get_int(qdict_get_qdict(classes, cls[0]),
+                                   "transactions"), ==, 1);
     for (e = qdict_first(classes); e; e = qdict_next(classes, e)) {
-        all += qdict_get_int(qobject_to(QDict, qdict_entry_value(e)),
-                             "bytes");
+        c = qobject_to(QDict, qdict_entry_value(e));
+        for (k = 0; k < ARRAY_SIZE(keys); k++) {
+            sum[k] += qdict_get_int(c, keys[k]);
+        }
     }
-    g_assert_cmpuint(all, ==, named);
+    /* nothing counted twice, nor in a class not named */
+    g_assert_cmpuint(sum[0], ==, named);
+    g_assert_cmpuint(sum[1], ==, commands);
+    g_assert_cmpuint(sum[2], ==, 1);
     qobject_unref(rsp);
 }
 
@@ -1293,17 +1304,17 @@ static void test_stats_every_opcode(void)
         const char *cls = opcode_class(op);
         uint8_t b = op;
 
-        check_cycle_classes(qts, &b, 1, &cls, one, 1);
+        check_cycle_classes(qts, &b, 1, &cls, one, 1, 1);
         g_assert_cmpuint(stat_get(qts, cls, "commands"), ==, 1);
         if (op == OP_SETETHRST) {
             qtest_clock_step(qts, RESET_PHY_NS);
         }
     }
     check_cycle_classes(qts, reset_then, sizeof(reset_then), cmd_unknown,
-                        one_three, 2);
+                        one_three, 2, 1);
     qtest_clock_step(qts, RESET_PHY_NS);
     check_cycle_classes(qts, two_commands, sizeof(two_commands), cmd_only,
-                        two, 1);
+                        two, 1, 2);
     g_assert_cmpuint(stat_get(qts, "command", "commands"), ==, 2);
 }
 /* } test machinery */
@@ -2837,6 +2848,20 @@ static void test_tx_wrap_uda(void)
     wptr(td->qts, OP_WUDAWRPT, 0x1020);
     sram_stream(td->qts, OP_WUDADATA, frame, NULL, sizeof(frame));
     tx_expect(td, 0x1020, frame);
+
+    /*
+     * A UDA across ERXST takes priority there too: a frame from 16 bytes
+     * below ERXST runs on into the receive buffer, not to 0x0000
+     */
+    make_frame(frame, sizeof(frame), other_mac, 24);
+    wcru(td->qts, EUDAST, RX_START - 0x40);
+    wcru(td->qts, EUDAND, RX_START + 0xc0);
+    sram_fill(td->qts, OP_WGPWRPT, OP_WGPDATA, 0x0000, 64);
+    wptr(td->qts, OP_WGPWRPT, RX_START - 16);
+    sram_stream(td->qts, OP_WGPDATA, frame, NULL, 16);
+    wptr(td->qts, OP_WRXWRPT, RX_START);
+    sram_stream(td->qts, OP_WRXDATA, frame + 16, NULL, sizeof(frame) - 16);
+    tx_expect(td, RX_START - 16, frame);
 }
 
 /*
@@ -3015,13 +3040,229 @@ static void test_rx_pattern_match_unimp(void)
     u16op(td->qts, OP_BFSU, ERXFCON, 0x0200);   /* already on: not again */
     g_assert_cmphex(rcru(td->qts, ERXFCON) & 0x0f00, ==, 0x0300);
     g_assert_true(g_file_get_contents(path, &log, NULL, &err));
+    unlink(path);
     g_assert_no_error(err);
     for (p = strstr(log, msg); p; p = strstr(p + 1, msg)) {
         n++;
     }
     g_assert_cmpint(n, ==, 1);
+}
+
+/* Migration, through a file as QEMU's file: URI writes it */
+
+static void migrate_wait(QTestState *qts)
+{
+    gint64 end = g_get_monotonic_time() + TIMEOUT_SECONDS * G_USEC_PER_SEC;
+    QDict *rsp, *ret;
+    bool done;
+
+    do {
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(1000);
+        rsp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
+        ret = qdict_get_qdict(rsp, "return");
+        g_assert_nonnull(ret);
+        done = qdict_haskey(ret, "status") &&
+               !strcmp(qdict_get_str(ret, "status"), "completed");
+        if (qdict_haskey(ret, "status")) {
+            g_assert_cmpstr(qdict_get_str(ret, "status"), !=, "failed");
+        }
+        qobject_unref(rsp);
+    } while (!done);
+}
+
+/* The source's state saved into the file path */
+static void migrate_out(QTestState *qts, const char *path)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'migrate', 'arguments': "
+                           "{ 'uri': %s } }", uri);
+
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    migrate_wait(qts);
+}
+
+/*
+ * The next frame the chip sent, past the RARP announcements QEMU makes
+ * for a NIC after a migration
+ */
+static size_t recv_sent_frame(int fd, uint8_t *buf, size_t size)
+{
+    size_t len;
+
+    do {
+        len = recv_frame(fd, buf, size);
+    } while (len >= 14 && lduw_be_p(buf + 12) == 0x8035);
+    return len;
+}
+
+/* A board of its own, started with extra options, loaded from path */
+static TestData *migrate_in(const char *extra, const char *path)
+{
+    g_autofree char *args = g_strdup_printf("-incoming defer %s", extra);
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    TestData *td = test_start_args(args);
+    QDict *rsp = qtest_qmp(td->qts, "{ 'execute': 'migrate-incoming', "
+                           "'arguments': { 'uri': %s } }", uri);
+
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    migrate_wait(td->qts);
+    /*
+     * Under qtest the destination's clock starts at 0, not at the
+     * source's time, and the load bounds the chip's silence after a reset
+     * from now: it answers again RESET_SPI_NS on
+     */
+    qtest_clock_step(td->qts, RESET_SPI_NS);
+    return td;
+}
+
+/*
+ * The chip's part of a saved file, past SRAM that ends with the 32 bytes
+ * of sentinel: the offset of the timer fields (autonegotiation, then TX:
+ * be64 expiry times), checked against the latched frame after them
+ */
+static size_t vmstate_timers_at(const uint8_t *file, size_t len,
+                                const uint8_t *sentinel, uint16_t st,
+                                uint16_t txlen)
+{
+    const uint8_t *p = memmem(file, len, sentinel, 32);
+    size_t at;
+
+    g_assert_nonnull(p);
+    /* SFRs, PHY registers, bank, PKTCNT, ERXHEAD high, three link bits */
+    at = p - file + 32 + 0xa0 + 32 * 2 + 6;
+    g_assert_cmpuint(at + 20, <=, len);
+    /* the fields' order: a layout that moved fails here, not later */
+    g_assert_cmphex(lduw_be_p(file + at + 16), ==, st);
+    g_assert_cmphex(lduw_be_p(file + at + 18), ==, txlen);
+    return at;
+}
+
+/* A timer of the saved file set to expire at the end of time */
+static void vmstate_patch_timer(const char *path, const uint8_t *sentinel,
+                                uint16_t st, uint16_t txlen, int which)
+{
+    g_autoptr(GError) err = NULL;
+    g_autofree char *file = NULL;
+    size_t len, at;
+
+    g_assert_true(g_file_get_contents(path, &file, &len, &err));
+    g_assert_no_error(err);
+    at = vmstate_timers_at((uint8_t *)file, len, sentinel, st, txlen);
+    g_assert_cmpint((int64_t)ldq_be_p(file + at + 8 * which), !=, -1);
+    stq_be_p(file + at + 8 * which, INT64_C(0x7ffffffffffffff0));
+    g_assert_true(g_file_set_contents(path, file, len, &err));
+    g_assert_no_error(err);
+}
+
+/*
+ * Source: model: a device's load bounds what a stream says (QEMU's rule
+ * for migration input): a frame on the wire at the save, or a
+ * negotiation under way, ends in bounded time whatever the stream's
+ * timers say
+ */
+static void test_vmstate_timer_bounds(void)
+{
+    static const uint16_t st = 0x0123, txlen = 0x0042;
+    g_autofree char *path = NULL;
+    g_autoptr(GError) err = NULL;
+    uint8_t sentinel[32], frame[0x42], out[128];
+    TestData *td, *dst;
+    int fd, i;
+
+    for (i = 0; i < sizeof(sentinel); i++) {
+        sentinel[i] = 0xa5 ^ (i * 37);
+    }
+    fd = g_file_open_tmp("encx24j600-vm-XXXXXX", &path, &err);
+    g_assert_no_error(err);
+    close(fd);
+
+    /* a frame on the wire, its timer made endless in the file */
+    td = test_start();
+    wptr(td->qts, OP_WRXWRPT, SRAM_END - 31);
+    sram_stream(td->qts, OP_WRXDATA, sentinel, NULL, sizeof(sentinel));
+    make_frame(frame, sizeof(frame), other_mac, 7);
+    wptr(td->qts, OP_WGPWRPT, st);
+    sram_stream(td->qts, OP_WGPDATA, frame, NULL, sizeof(frame));
+    wcru(td->qts, ETXST, st);
+    wcru(td->qts, ETXLEN, txlen);
+    cmd(td->qts, OP_SETTXRTS);
+    migrate_out(td->qts, path);
+    vmstate_patch_timer(path, sentinel, st, txlen, 1);
+    dst = migrate_in("", path);
+    g_assert_cmphex(rcru(dst->qts, ECON1) & ECON1_TXRTS, ==, ECON1_TXRTS);
+    for (i = 0; i < 27 && (rcru(dst->qts, ECON1) & ECON1_TXRTS); i++) {
+        qtest_clock_step(dst->qts, 1000 * 1000);
+    }
+    g_assert_cmphex(rcru(dst->qts, ECON1) & ECON1_TXRTS, ==, 0);
+    g_assert_cmphex(rcru(dst->qts, EIR) & EIR_TXIF, ==, EIR_TXIF);
+    g_assert_cmpuint(recv_sent_frame(dst->fd, out, sizeof(out)), ==,
+                     sizeof(frame));
+    g_assert_cmpmem(out, sizeof(frame), frame, sizeof(frame));
+
+    /*
+     * A negotiation under way, with a frame waiting for the link, the
+     * negotiation's timer made endless in the file
+     */
+    td = test_start();
+    wptr(td->qts, OP_WRXWRPT, SRAM_END - 31);
+    sram_stream(td->qts, OP_WRXDATA, sentinel, NULL, sizeof(sentinel));
+    wptr(td->qts, OP_WGPWRPT, st);
+    sram_stream(td->qts, OP_WGPDATA, frame, NULL, sizeof(frame));
+    wcru(td->qts, ETXST, st);
+    wcru(td->qts, ETXLEN, txlen);
+    set_link(td->qts, false);
+    set_link(td->qts, true);
+    cmd(td->qts, OP_SETTXRTS);
+    migrate_out(td->qts, path);
+    vmstate_patch_timer(path, sentinel, st, txlen, 0);
+    dst = migrate_in("", path);
+    g_assert_cmphex(rcru(dst->qts, ESTAT) & ESTAT_PHYLNK, ==, 0);
+    qtest_clock_step(dst->qts, AUTONEG_NS + 1000 * 1000);
+    g_assert_cmphex(rcru(dst->qts, ESTAT) & ESTAT_PHYLNK, ==, ESTAT_PHYLNK);
+    g_assert_cmphex(rcru(dst->qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
+    wait_tx(dst->qts);
+    g_assert_cmpuint(recv_sent_frame(dst->fd, out, sizeof(out)), ==,
+                     sizeof(frame));
+    g_assert_cmpmem(out, sizeof(frame), frame, sizeof(frame));
     unlink(path);
 }
+
+/* test machinery { */
+/*
+ * Source: model: a destination whose port buffer is smaller than the
+ * source's takes what fits and drops and counts the rest, as docs say
+ */
+static void test_vmstate_wire_buffer_smaller(void)
+{
+    g_autofree char *path = NULL;
+    g_autoptr(GError) err = NULL;
+    TestData *td, *dst;
+    uint8_t f[1514];
+    int fd, i;
+
+    fd = g_file_open_tmp("encx24j600-vm-XXXXXX", &path, &err);
+    g_assert_no_error(err);
+    close(fd);
+    /* the clock still: one frame on the wire, 19 in the port buffer */
+    td = test_start_paced();
+    cmd(td->qts, OP_ENABLERX);
+    make_frame(f, sizeof(f), other_mac, 1);
+    for (i = 0; i < 20; i++) {
+        send_frame(td->fd, f, sizeof(f));
+    }
+    wait_stat_frozen(td->qts, "rx-wire-buffered", 19);
+    migrate_out(td->qts, path);
+    /* two frames of 1518 bytes fit in 4000 */
+    dst = migrate_in("-global encx24j600.x-rx-pacing=on "
+                     "-global encx24j600.x-wire-buffer-bytes=4000", path);
+    g_assert_cmpuint(stat_get(dst->qts, NULL, "rx-wire-dropped"), ==, 17);
+    wait_stat(dst->qts, "rx-filtered", 2);
+    unlink(path);
+}
+/* } test machinery */
 
 /* Flow control */
 
@@ -4169,7 +4410,7 @@ static void test_defaults_plain(void)
 {
     TestData *td = test_start();
     QTestState *qts = td->qts;
-    gint64 end = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+    gint64 end = g_get_monotonic_time() + TIMEOUT_SECONDS * G_USEC_PER_SEC;
     uint8_t f[1000];
     QDict *rsp;
 
@@ -4425,6 +4666,12 @@ int main(int argc, char **argv)
     qtest_add_func("encx24j600/rx-magic-maadr", test_rx_magic_maadr);
     qtest_add_func("encx24j600/rx-pattern-match-unimp",
                    test_rx_pattern_match_unimp);
+    qtest_add_func("encx24j600/vmstate-timer-bounds",
+                   test_vmstate_timer_bounds);
+    /* test machinery { */
+    qtest_add_func("encx24j600/vmstate-wire-buffer-smaller",
+                   test_vmstate_wire_buffer_smaller);
+    /* } test machinery */
     qtest_add_func("encx24j600/flow-control", test_flow_control);
     qtest_add_func("encx24j600/phy-busy", test_phy_busy);
     qtest_add_func("encx24j600/phy-busy-effect", test_phy_busy_effect);
