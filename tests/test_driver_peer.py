@@ -317,7 +317,12 @@ def test_driver_failed_open_leaves_the_chip_quiet(logdir):
     is off are lost, as on the wire: the model does not hold them.)"""
     b, peer = boot_peer(logdir)
     try:
-        b.run("ip link set eth0 down")
+        # down as after a fresh probe, the PHY awake: taken down, phylib
+        # powers the PHY down (phy_stop: BMCR_PDOWN, the chip's
+        # PHCON1.PSLEEP), and a failing open never gets to wake it, so no
+        # frame would arrive through it
+        b.run(f"rmmod {OURS}")
+        b.load_driver(OURS)
         # frames arriving all through the open: the ones stored once it has
         # turned RX on raise PKTIF, up when it sets INTIE, so the IRQ thread
         # wakes and waits for the lock the failing open holds; it must then

@@ -166,6 +166,8 @@
 #define ERXFCON_BCEN    (1 << 0)
 
 /* MACON1, MACON2 */
+#define MACON1_LOOPBK   (1 << 4)
+#define MACON1_RXPAUS   (1 << 2)
 #define MACON1_PASSALL  (1 << 1)
 #define MACON2_TXCRCEN  (1 << 4)
 #define MACON2_HFRMEN   (1 << 2)
@@ -224,8 +226,10 @@ enum { MII_OP_NONE, MII_OP_READ, MII_OP_WRITE, MII_OP_READ_UNANSWERED };
 #define PHSTAT3         0x1f
 
 #define PHCON1_PRST     (1 << 15)
+#define PHCON1_PLOOPBK  (1 << 14)
 #define PHCON1_SPD100   (1 << 13)
 #define PHCON1_ANEN     (1 << 12)
+#define PHCON1_PSLEEP   (1 << 11)
 #define PHCON1_RENEG    (1 << 9)
 #define PHCON1_PFULDPX  (1 << 8)
 #define PHSTAT1_ABLE    0x7809  /* 100FD, 100HD, 10FD, 10HD, ANABLE, EXTREGS */
@@ -246,6 +250,9 @@ enum { MII_OP_NONE, MII_OP_READ, MII_OP_WRITE, MII_OP_READ_UNANSWERED };
 #define EIDLED_RESET    0x0022
 
 #define ETH_P_MACCTRL   0x8808
+#define MACCTRL_PAUSE   0x0001
+/* A pause quantum is 512 bit times: 64 bytes on the wire */
+#define PAUSE_QUANTUM_BYTES 64
 
 #define SRAM_END        (ENCX24J600_SRAM_SIZE - 1)
 #define PTR_MASK        0x7fff
@@ -313,6 +320,8 @@ static void enc_wire_buf_drop(ENCX24J600State *s, bool count);
 /* } test machinery */
 
 static void enc_phy_restart(ENCX24J600State *s);
+static void enc_link_change(ENCX24J600State *s, bool up);
+static void enc_update(ENCX24J600State *s);
 static void enc_tx_abort(ENCX24J600State *s, bool flag);
 static void enc_tx_wire(ENCX24J600State *s);
 
@@ -474,8 +483,26 @@ static void enc_phy_write(ENCX24J600State *s, unsigned reg, uint16_t val)
         }
         /* PRST and RENEG are self-clearing */
         s->phy[PHCON1] = val & ~(PHCON1_PRST | PHCON1_RENEG);
-        /* The link drops while the PHY negotiates the new mode */
-        if (enc_phcon1_restarts(old, val)) {
+        if ((val & PHCON1_PLOOPBK) && !(old & PHCON1_PLOOPBK)) {
+            qemu_log_mask(LOG_UNIMP, "encx24j600: PHY loopback "
+                          "(PHCON1.PLOOPBK) not implemented: frames go to "
+                          "the link\n");
+        }
+        if (val & PHCON1_PSLEEP) {
+            /*
+             * Powered down: the link is lost as on a real loss (LINKIF,
+             * LLSTAT), and stays down whatever the partner does
+             */
+            if (!(old & PHCON1_PSLEEP)) {
+                timer_del(s->autoneg_timer);
+                enc_link_change(s, false);
+                enc_update(s);
+            }
+        } else if ((old & PHCON1_PSLEEP) || enc_phcon1_restarts(old, val)) {
+            /*
+             * Woken, the PHY negotiates again; the link drops while it
+             * negotiates a new mode
+             */
             enc_phy_restart(s);
         }
         break;
@@ -607,6 +634,12 @@ static void enc_link_change(ENCX24J600State *s, bool up)
         if (timer_pending(s->tx_timer)) {
             enc_tx_abort(s, true);
         }
+        /* The partner that asked for a pause is gone: wait for a link */
+        timer_del(s->pause_timer);
+        if (s->tx_paused) {
+            s->tx_paused = false;
+            s->tx_waiting = true;
+        }
         /* test machinery { */
         /* The partner's port buffer is lost with the link */
         enc_wire_buf_drop(s, true);
@@ -629,8 +662,11 @@ static void enc_autoneg_start(ENCX24J600State *s)
     int64_t start = MAX(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL),
                         s->phy_ready_at);
 
-    /* While a reset is held the PHY waits: the release starts it */
-    if (s->phy_ready_at == INT64_MAX) {
+    /*
+     * While a reset is held the PHY waits: the release starts it.  A PHY
+     * powered down (PSLEEP) does not negotiate: waking it does.
+     */
+    if (s->phy_ready_at == INT64_MAX || (s->phy[PHCON1] & PHCON1_PSLEEP)) {
         timer_del(s->autoneg_timer);
         return;
     }
@@ -655,7 +691,7 @@ static void enc_autoneg_done(void *opaque)
 {
     ENCX24J600State *s = opaque;
 
-    if (!enc_partner_present(s)) {
+    if (!enc_partner_present(s) || (s->phy[PHCON1] & PHCON1_PSLEEP)) {
         return;
     }
     enc_phy_mode(s, &s->link_full, &s->link_fast);
@@ -1012,6 +1048,61 @@ static void enc_rx_drop(ENCX24J600State *s, const char *why, bool abort)
     }
 }
 
+/* The pause is over (or ended by a pause of 0): a waiting frame goes */
+static void enc_pause_end(void *opaque)
+{
+    ENCX24J600State *s = opaque;
+
+    if (!s->tx_paused) {
+        return;
+    }
+    s->tx_paused = false;
+    if (!s->link_up) {
+        s->tx_waiting = true;
+        return;
+    }
+    enc_tx_wire(s);
+}
+
+/*
+ * DS p86: in full duplex with MACON1.RXPAUS, a valid PAUSE frame, to the
+ * reserved group or to MAADR, holds transmission for its pause time in
+ * quanta of 512 bit times; a new one restarts the time, one of 0 ends it.
+ * The MAC control sublayer sits below the address filters: the frame goes
+ * on to them as any other (consumed unless PASSALL).
+ */
+static void enc_rx_pause(ENCX24J600State *s, const uint8_t *buf, size_t len,
+                         bool invalid)
+{
+    static const uint8_t pause_group[ETH_ALEN] = {
+        0x01, 0x80, 0xc2, 0x00, 0x00, 0x01
+    };
+    uint8_t mac[ETH_ALEN];
+    unsigned quanta;
+
+    if (invalid || len < ETH_HLEN + 4 ||
+        lduw_be_p(buf + 12) != ETH_P_MACCTRL ||
+        lduw_be_p(buf + ETH_HLEN) != MACCTRL_PAUSE ||
+        !(sfr16(s, MACON1) & MACON1_RXPAUS) ||
+        !(sfr16(s, MACON2) & MACON2_FULDPX)) {
+        return;
+    }
+    enc_get_mac(s, mac);
+    if (memcmp(buf, pause_group, ETH_ALEN) && memcmp(buf, mac, ETH_ALEN)) {
+        return;
+    }
+    quanta = lduw_be_p(buf + ETH_HLEN + 2);
+    trace_encx24j600_pause_rx(quanta);
+    if (!quanta) {
+        timer_del(s->pause_timer);
+        enc_pause_end(s);
+        return;
+    }
+    timer_mod(s->pause_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+              (int64_t)quanta * PAUSE_QUANTUM_BYTES *
+              (s->link_fast ? WIRE_BYTE_NS_100 : WIRE_BYTE_NS_10));
+}
+
 /*
  * The frame starts on the wire now: it occupies the wire for its wire
  * time, and the MAC filters and stores it.
@@ -1037,7 +1128,8 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
     }
     /* } test machinery */
 
-    if (!(sfr16(s, ECON1) & ECON1_RXEN) || (sfr16(s, ECON2) & ECON2_RXRST)) {
+    if (!(sfr16(s, ECON1) & ECON1_RXEN) || (sfr16(s, ECON2) & ECON2_RXRST) ||
+        !(sfr16(s, ECON2) & ECON2_ETHEN)) {
         enc_rx_drop(s, "reception disabled", false);
         return;
     }
@@ -1066,6 +1158,8 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
     /* } test machinery */
     wire_len = frame_len + ETH_FCS_LEN;
 
+    enc_rx_pause(s, buf, data_len,
+                 crc_bad || wire_len < ETH_MIN_NOFCS + ETH_FCS_LEN);
     rsv = enc_rx_filter(s, buf, data_len, crc_bad,
                         wire_len < ETH_MIN_NOFCS + ETH_FCS_LEN);
     if (!rsv) {
@@ -1318,7 +1412,13 @@ static void enc_tx_wire(ENCX24J600State *s)
                       s->link_full ? "full" : "half");
         s->duplex_logged = mismatch;
     } else if (mac_full == s->link_full) {
-        s->duplex_logged = 0;
+        /* Both half duplex: what collisions would do is not modelled */
+        if (!mac_full && s->duplex_logged != 0x80) {
+            qemu_log_mask(LOG_UNIMP, "encx24j600: half-duplex collisions, "
+                          "deferral and backoff not implemented: frames go "
+                          "as on a full-duplex link\n");
+        }
+        s->duplex_logged = mac_full ? 0 : 0x80;
     }
     trace_encx24j600_tx_start(s->tx_st, s->tx_len, wire_len, ns);
     timer_mod(s->tx_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns);
@@ -1343,6 +1443,10 @@ static void enc_tx(ENCX24J600State *s)
 
     if (sfr16(s, ECON2) & ECON2_TXRST) {
         sfr16_set(s, ECON1, sfr16(s, ECON1) & ~ECON1_TXRTS);
+        return;
+    }
+    /* With the MAC off the request waits, TXRTS set, for ETHEN */
+    if (!(sfr16(s, ECON2) & ECON2_ETHEN)) {
         return;
     }
     /* test machinery { */
@@ -1384,6 +1488,12 @@ static void enc_tx(ENCX24J600State *s)
     }
     s->tx_st = st;
     s->tx_len = len;
+    if (timer_pending(s->pause_timer)) {
+        /* DS p86: the frame waits, TXRTS set, for the pause to end */
+        trace_encx24j600_tx_paused(st, len);
+        s->tx_paused = true;
+        return;
+    }
     if (!s->link_up) {
         /* No link: the frame waits for one, TXRTS set (see the docs) */
         trace_encx24j600_tx_wait_link(st, len);
@@ -1440,11 +1550,12 @@ static void enc_tx_settle(ENCX24J600State *s)
  */
 static void enc_tx_abort(ENCX24J600State *s, bool flag)
 {
-    if (!timer_pending(s->tx_timer) && !s->tx_waiting) {
+    if (!timer_pending(s->tx_timer) && !s->tx_waiting && !s->tx_paused) {
         return;
     }
     timer_del(s->tx_timer);
     s->tx_waiting = false;
+    s->tx_paused = false;
     trace_encx24j600_tx_abort(s->tx_st, s->tx_len, s->link_up);
     sfr16_set(s, ECON1, sfr16(s, ECON1) & ~ECON1_TXRTS);
     if (flag) {
@@ -1515,6 +1626,8 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
     trace_encx24j600_reset(power_on);
     timer_del(s->tx_timer);
     s->tx_waiting = false;
+    timer_del(s->pause_timer);
+    s->tx_paused = false;
     memset(s->sfr, 0, sizeof(s->sfr));
     /* test machinery { */
     s->eir_unread = 0;
@@ -1712,7 +1825,9 @@ static void enc_econ1_write(ENCX24J600State *s, uint16_t val)
     if (val & ECON1_PKTDEC) {
         enc_pktdec(s);
     }
-    if (!(old & ECON1_DMAST) && (val & ECON1_DMAST)) {
+    /* With the MAC off the DMA waits, DMAST set, for ETHEN */
+    if (!(old & ECON1_DMAST) && (val & ECON1_DMAST) &&
+        (sfr16(s, ECON2) & ECON2_ETHEN)) {
         enc_dma(s);
     }
     if (!(old & ECON1_TXRTS) && (val & ECON1_TXRTS)) {
@@ -1745,6 +1860,29 @@ static void enc_econ2_write(ENCX24J600State *s, uint16_t val)
         enc_tx_abort(s, false);
         sfr16_set(s, ECON1, sfr16(s, ECON1) & ~ECON1_TXRTS);
     }
+    if ((old & ECON2_ETHEN) && !(val & ECON2_ETHEN)) {
+        /*
+         * The MAC and the DMA stop (registers and SRAM kept): a frame on
+         * the wire is cut off, one waiting for the link waits for ETHEN
+         * now (drivers wait for TXRTS to clear first)
+         */
+        if (timer_pending(s->tx_timer)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "encx24j600: ECON2.ETHEN cleared "
+                          "during a transmission: the frame is cut off\n");
+            enc_tx_abort(s, false);
+        }
+        s->tx_waiting = false;
+        s->tx_paused = false;
+    } else if (!(old & ECON2_ETHEN) && (val & ECON2_ETHEN)) {
+        /* What waited for the MAC runs now */
+        if (sfr16(s, ECON1) & ECON1_DMAST) {
+            enc_dma(s);
+        }
+        if ((sfr16(s, ECON1) & ECON1_TXRTS) && !timer_pending(s->tx_timer) &&
+            !s->tx_waiting && !s->tx_paused) {
+            enc_tx(s);
+        }
+    }
     enc_update(s);
 }
 
@@ -1776,6 +1914,13 @@ static void enc_mac_commit(ENCX24J600State *s, unsigned reg, uint16_t val)
         sfr16_set(s, reg, val);
         enc_mii_start(s, MII_OP_WRITE, val);
         return;
+    case MACON1:
+        if ((val & MACON1_LOOPBK) && !(old & MACON1_LOOPBK)) {
+            qemu_log_mask(LOG_UNIMP, "encx24j600: MAC loopback "
+                          "(MACON1.LOOPBK) not implemented: frames go to "
+                          "the link\n");
+        }
+        break;
     default:
         break;
     }
@@ -2506,6 +2651,7 @@ static void enc_realize(SSIPeripheral *ss, Error **errp)
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
     s->autoneg_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_autoneg_done, s);
     s->tx_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_tx_done, s);
+    s->pause_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_pause_end, s);
     s->mii_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_mii_done, s);
     /* test machinery { */
     s->rx_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_rx_wire_free, s);
@@ -2520,6 +2666,7 @@ static void enc_unrealize(DeviceState *dev)
     qemu_del_nic(s->nic);
     timer_free(s->autoneg_timer);
     timer_free(s->tx_timer);
+    timer_free(s->pause_timer);
     timer_free(s->mii_timer);
     /* test machinery { */
     timer_free(s->rx_timer);
@@ -2754,6 +2901,12 @@ static int enc_post_load(void *opaque, int version_id)
     enc_bound_timer(s->autoneg_timer, MAX(now, s->phy_ready_at) +
                     (int64_t)s->autoneg_delay_ms * SCALE_MS);
     enc_bound_timer(s->mii_timer, MAX(now, s->mii_busy_until));
+    enc_bound_timer(s->pause_timer, now + (int64_t)UINT16_MAX *
+                                    PAUSE_QUANTUM_BYTES * WIRE_BYTE_NS_10);
+    /* a frame held by a pause that is not there goes at once */
+    if (s->tx_paused && !timer_pending(s->pause_timer)) {
+        timer_mod(s->pause_timer, now);
+    }
     s->mii_reg &= 0x1f;
     s->tx_st &= PTR_MASK;
     s->tx_len &= PTR_MASK;
@@ -2764,7 +2917,8 @@ static int enc_post_load(void *opaque, int version_id)
      */
     if (s->nic) {
         qemu_get_queue(s->nic)->link_down = !s->link_up &&
-                                            !timer_pending(s->autoneg_timer);
+                                            !timer_pending(s->autoneg_timer) &&
+                                            !(s->phy[PHCON1] & PHCON1_PSLEEP);
     }
     /* test machinery { */
     /*
@@ -2786,6 +2940,26 @@ static int enc_post_load(void *opaque, int version_id)
     /* } test machinery */
     return 0;
 }
+
+/* A received PAUSE holding transmission, and the frame it holds */
+static bool enc_pause_needed(void *opaque)
+{
+    ENCX24J600State *s = opaque;
+
+    return timer_pending(s->pause_timer) || s->tx_paused;
+}
+
+static const VMStateDescription vmstate_encx24j600_pause = {
+    .name = TYPE_ENCX24J600 "/pause",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = enc_pause_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_TIMER_PTR(pause_timer, ENCX24J600State),
+        VMSTATE_BOOL(tx_paused, ENCX24J600State),
+        VMSTATE_END_OF_LIST()
+    }
+};
 
 static const VMStateDescription vmstate_encx24j600 = {
     .name = TYPE_ENCX24J600,
@@ -2828,12 +3002,13 @@ static const VMStateDescription vmstate_encx24j600 = {
         VMSTATE_UINT16(mii_val, ENCX24J600State),
         VMSTATE_END_OF_LIST()
     },
-    /* test machinery { */
     .subsections = (const VMStateDescription * const []) {
+        &vmstate_encx24j600_pause,
+        /* test machinery { */
         &vmstate_encx24j600_wire,
+        /* } test machinery */
         NULL
     }
-    /* } test machinery */
 };
 
 static const Property enc_properties[] = {

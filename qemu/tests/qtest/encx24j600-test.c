@@ -3048,6 +3048,271 @@ static void test_rx_pattern_match_unimp(void)
     g_assert_cmpint(n, ==, 1);
 }
 
+/* Power states, as a driver's suspend uses them */
+
+#define ECON2_ETHEN     0x8000
+#define PHCON1_ANEN     0x1000
+#define PHCON1_PSLEEP   0x0800
+
+/*
+ * Source: [inferred: chip-facts 2.2 ECON2.ETHEN and 8.1 (MLA's power-down:
+ * DMA needs ETHEN)]: with ETHEN clear the MAC and the DMA stop, nothing is
+ * received or sent, the registers and the SRAM are kept, and what was
+ * asked meanwhile runs when ETHEN is set again
+ */
+static void test_power_ethen(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[64], tx[60], data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, back[8];
+    uint8_t fill[8];
+    uint16_t head;
+
+    memset(fill, FILL, sizeof(fill));
+    wptr(qts, OP_WGPWRPT, 0x0200);
+    sram_stream(qts, OP_WGPDATA, fill, NULL, sizeof(fill));
+    wptr(qts, OP_WGPWRPT, 0x0100);
+    sram_stream(qts, OP_WGPDATA, data, NULL, sizeof(data));
+    cmd(qts, OP_ENABLERX);
+    head = rcru(qts, ERXHEAD);
+    u16op(qts, OP_BFCU, ECON2, ECON2_ETHEN);
+
+    /* nothing received */
+    make_frame(f, sizeof(f), test_mac, 1);
+    send_frame(td->fd, f, sizeof(f));
+    qtest_clock_step(qts, 1000 * 1000);
+    g_assert_cmpuint(rcru(qts, ESTAT) & 0xff, ==, 0);
+    g_assert_cmphex(rcru(qts, ERXHEAD), ==, head);
+    /* nothing sent: the request waits */
+    make_frame(tx, sizeof(tx), other_mac, 2);
+    tx_load(qts, tx, sizeof(tx));
+    cmd(qts, OP_SETTXRTS);
+    qtest_clock_step(qts, 1000 * 1000);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, ECON1_TXRTS);
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==, 0);
+    g_assert_true(tx_nothing_sent(td->fd));
+    /* no DMA: it waits, DMAST set */
+    dma_setup(qts, 0x0100, sizeof(data), 0x0200);
+    cmd(qts, OP_DMACOPY);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_DMAST, ==, ECON1_DMAST);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_DMAIF, ==, 0);
+    wptr(qts, OP_WGPRDPT, 0x0200);
+    sram_stream(qts, OP_RGPDATA, NULL, back, sizeof(back));
+    g_assert_cmpmem(back, sizeof(back), fill, sizeof(fill));
+    /* registers and SRAM kept, SPI answering */
+    g_assert_cmphex(rcru(qts, ERXST), ==, RX_START);
+    g_assert_cmphex(rcru(qts, MAADR1), ==, test_mac[0] | test_mac[1] << 8);
+
+    /* ETHEN again: the DMA runs, the frame goes, frames are received */
+    u16op(qts, OP_BFSU, ECON2, ECON2_ETHEN);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_DMAST, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_DMAIF, ==, EIR_DMAIF);
+    wptr(qts, OP_WGPRDPT, 0x0200);
+    sram_stream(qts, OP_RGPDATA, NULL, back, sizeof(back));
+    g_assert_cmpmem(back, sizeof(back), data, sizeof(data));
+    wait_tx(qts);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_TXIF, ==, EIR_TXIF);
+    g_assert_cmpuint(recv_frame(td->fd, f, sizeof(f)), ==, sizeof(tx));
+    g_assert_cmpmem(f, sizeof(tx), tx, sizeof(tx));
+    make_frame(f, sizeof(f), test_mac, 3);
+    g_assert_true(RSV_BIT(rx_one(td, f, sizeof(f), NULL), 23));
+}
+
+/*
+ * Source: [inferred: chip-facts 3.2 PHCON1.PSLEEP, from the power-down
+ * sequences of NuttX enc_pwrsave() and Zephyr's stop/start]: PSLEEP powers
+ * the PHY down, the link is lost as on a real loss and stays down whatever
+ * the partner does; cleared, the PHY negotiates again
+ */
+static void test_power_psleep(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[64], tx[60];
+
+    wcru(qts, EIE, EIE_INTIE | EIE_LINKIE);
+    u16op(qts, OP_BFCU, EIR, EIR_LINKIF);
+    cmd(qts, OP_ENABLERX);
+    phy_write(qts, 0x00, PHCON1_ANEN | PHCON1_PSLEEP);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
+    g_assert_true(int_asserted(qts));
+    g_assert_cmphex(phy_read(qts, 0x01) & 0x04, ==, 0);    /* LLSTAT */
+    u16op(qts, OP_BFCU, EIR, EIR_LINKIF);
+
+    /* asleep: no negotiation, not even when the partner comes back */
+    qtest_clock_step(qts, 2 * AUTONEG_NS);
+    set_link(qts, false);
+    set_link(qts, true);
+    qtest_clock_step(qts, AUTONEG_NS + 1000 * 1000);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, 0);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, 0);
+    /* nothing arrives; a frame to send waits for the link */
+    make_frame(f, sizeof(f), test_mac, 1);
+    send_frame(td->fd, f, sizeof(f));
+    qtest_clock_step(qts, 1000 * 1000);
+    g_assert_cmpuint(rcru(qts, ESTAT) & 0xff, ==, 0);
+    make_frame(tx, sizeof(tx), other_mac, 2);
+    tx_load(qts, tx, sizeof(tx));
+    cmd(qts, OP_SETTXRTS);
+    qtest_clock_step(qts, 1000 * 1000);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, ECON1_TXRTS);
+
+    /* awake: down while the PHY negotiates, then up, and the frame goes */
+    phy_write(qts, 0x00, PHCON1_ANEN);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, 0);
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_PHYLNK, ==, ESTAT_PHYLNK);
+    g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
+    wait_tx(qts);
+    g_assert_cmpuint(recv_frame(td->fd, f, sizeof(f)), ==, sizeof(tx));
+    g_assert_cmpmem(f, sizeof(tx), tx, sizeof(tx));
+}
+
+/*
+ * Source: model: what it does not model it says, with -d unimp, once
+ * each time a guest turns it on: MAC and PHY loopback (the registers are
+ * kept, frames still go to the link) and half-duplex collisions
+ */
+static void test_unimplemented_features(void)
+{
+    static const char *const msgs[] = {
+        "MAC loopback (MACON1.LOOPBK) not implemented",
+        "PHY loopback (PHCON1.PLOOPBK) not implemented",
+        "half-duplex collisions, deferral and backoff not implemented",
+    };
+    g_autofree char *path = NULL;
+    g_autofree char *args = NULL;
+    g_autofree char *log = NULL;
+    g_autoptr(GError) err = NULL;
+    TestData *td;
+    QTestState *qts;
+    uint8_t tx[60];
+    const char *p;
+    int fd, i, n;
+
+    fd = g_file_open_tmp("encx24j600-log-XXXXXX", &path, &err);
+    g_assert_no_error(err);
+    close(fd);
+    args = g_strdup_printf("-d unimp -D %s", path);
+    td = test_start_with(args);
+    qts = td->qts;
+    u16op(qts, OP_BFSU, MACON1, 0x0010);        /* LOOPBK */
+    u16op(qts, OP_BFSU, MACON1, 0x0010);        /* already on */
+    g_assert_cmphex(rcru(qts, MACON1) & 0x0010, ==, 0x0010);
+    phy_write(qts, 0x00, PHCON1_ANEN | 0x4000); /* PLOOPBK */
+    phy_write(qts, 0x00, PHCON1_ANEN | 0x4000);
+    g_assert_cmphex(phy_read(qts, 0x00) & 0x4000, ==, 0x4000);
+    /* 10 Mbit/s half duplex forced, the MAC half duplex as after reset */
+    phy_write(qts, 0x00, 0x0000);
+    qtest_clock_step(qts, AUTONEG_NS);
+    g_assert_cmphex(rcru(qts, ESTAT) & (ESTAT_PHYLNK | ESTAT_PHYDPX), ==,
+                    ESTAT_PHYLNK);
+    make_frame(tx, sizeof(tx), other_mac, 1);
+    tx_load(qts, tx, sizeof(tx));
+    tx_go(qts);
+    tx_go(qts);
+    g_assert_true(g_file_get_contents(path, &log, NULL, &err));
+    unlink(path);
+    g_assert_no_error(err);
+    for (i = 0; i < ARRAY_SIZE(msgs); i++) {
+        n = 0;
+        for (p = strstr(log, msgs[i]); p; p = strstr(p + 1, msgs[i])) {
+            n++;
+        }
+        g_test_message("\"%s\": %d", msgs[i], n);
+        g_assert_cmpint(n, ==, 1);
+    }
+}
+
+/* Flow control as DS p86 has it */
+
+/* A PAUSE frame of `quanta` to the reserved group, then a frame stored */
+static void rx_pause(TestData *td, uint16_t quanta)
+{
+    static const uint8_t group[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+    unsigned n = rcru(td->qts, ESTAT) & 0xff;
+    uint8_t f[60] = { 0 }, marker[64];
+
+    memcpy(f, group, 6);
+    memcpy(f + 6, other_mac, 6);
+    stw_be_p(f + 12, 0x8808);
+    stw_be_p(f + 14, 0x0001);
+    stw_be_p(f + 16, quanta);
+    make_frame(marker, sizeof(marker), test_mac, quanta & 0xff);
+    send_frame(td->fd, f, sizeof(f));
+    send_frame(td->fd, marker, sizeof(marker));
+    /* frames are taken in order: the PAUSE was seen */
+    g_assert_true(wait_pktcnt(td->qts, n + 1));
+}
+
+/* TXRTS and TXIF, and whether the partner got the frame (then read) */
+static void tx_check(TestData *td, bool sent, const uint8_t *tx, size_t len)
+{
+    uint8_t out[128];
+
+    g_assert_cmphex(rcru(td->qts, ECON1) & ECON1_TXRTS, ==,
+                    sent ? 0 : ECON1_TXRTS);
+    g_assert_cmphex(rcru(td->qts, EIR) & EIR_TXIF, ==, sent ? EIR_TXIF : 0);
+    if (!sent) {
+        g_assert_true(tx_nothing_sent(td->fd));
+        return;
+    }
+    g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==, len);
+    g_assert_cmpmem(out, len, tx, len);
+    u16op(td->qts, OP_BFCU, EIR, EIR_TXIF);
+}
+
+/*
+ * Source: DS p86 (text read; chip-facts 5, Pause): in full duplex with
+ * MACON1.RXPAUS, a received PAUSE frame stops transmission until its
+ * pause time runs out; a TXRTS set meanwhile queues the frame, which then
+ * goes with its interrupts.  A pause of 0 ends it; without RXPAUS or in
+ * half duplex a PAUSE changes nothing.
+ */
+static void test_fc_rx_pause(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    /* 1000 quanta of 512 bit times at 100 Mbit/s */
+    const int64_t pause_ns = 1000 * 512 * 10;
+    uint8_t tx[60];
+
+    make_frame(tx, sizeof(tx), other_mac, 3);
+    tx_load(qts, tx, sizeof(tx));
+    u16op(qts, OP_BFSU, MACON2, 0x0001);        /* FULDPX */
+    wcru(qts, MACON1, 0x0009 | 0x0004);         /* RXPAUS */
+    cmd(qts, OP_ENABLERX);
+
+    rx_pause(td, 1000);
+    cmd(qts, OP_SETTXRTS);
+    qtest_clock_step(qts, pause_ns - 1000 * 1000);
+    tx_check(td, false, NULL, 0);
+    qtest_clock_step(qts, 1200 * 1000);
+    wait_tx(qts);
+    tx_check(td, true, tx, sizeof(tx));
+
+    /* the longest pause, ended by a pause of 0 */
+    rx_pause(td, 0xffff);
+    cmd(qts, OP_SETTXRTS);
+    qtest_clock_step(qts, 1000 * 1000);
+    tx_check(td, false, NULL, 0);
+    rx_pause(td, 0);
+    wait_tx(qts);
+    tx_check(td, true, tx, sizeof(tx));
+
+    /* without RXPAUS, and in half duplex, a PAUSE changes nothing */
+    wcru(qts, MACON1, 0x0009);
+    rx_pause(td, 0xffff);
+    tx_go(qts);
+    tx_check(td, true, tx, sizeof(tx));
+    wcru(qts, MACON1, 0x0009 | 0x0004);
+    u16op(qts, OP_BFCU, MACON2, 0x0001);
+    rx_pause(td, 0xffff);
+    tx_go(qts);
+    tx_check(td, true, tx, sizeof(tx));
+}
+
 /* Migration, through a file as QEMU's file: URI writes it */
 
 static void migrate_wait(QTestState *qts)
@@ -4668,6 +4933,11 @@ int main(int argc, char **argv)
                    test_rx_pattern_match_unimp);
     qtest_add_func("encx24j600/vmstate-timer-bounds",
                    test_vmstate_timer_bounds);
+    qtest_add_func("encx24j600/power-ethen", test_power_ethen);
+    qtest_add_func("encx24j600/fc-rx-pause", test_fc_rx_pause);
+    qtest_add_func("encx24j600/power-psleep", test_power_psleep);
+    qtest_add_func("encx24j600/unimplemented-features",
+                   test_unimplemented_features);
     /* test machinery { */
     qtest_add_func("encx24j600/vmstate-wire-buffer-smaller",
                    test_vmstate_wire_buffer_smaller);

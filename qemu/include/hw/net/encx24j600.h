@@ -124,6 +124,8 @@ struct ENCX24J600State {
     uint16_t tx_st;         /* ETXST and ETXLEN of that frame */
     uint16_t tx_len;
     bool tx_waiting;        /* that frame waits for the link */
+    QEMUTimer *pause_timer; /* pending while a received PAUSE holds TX */
+    bool tx_paused;         /* that frame waits for the pause to end */
     uint8_t duplex_logged;  /* the duplex mismatch last logged, not migrated */
     uint32_t autoneg_delay_ms;  /* property: time to (re)establish the link */
 
