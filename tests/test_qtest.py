@@ -19,7 +19,7 @@ ADD_FUNC = re.compile(r'qtest_add_func\("([^"]+)"')
 # here, not taken from the binary's own plan, so a case that is dropped
 # (from the source or at run time) fails.  Change it with the source.
 QTEST_SOURCE = "qemu/tests/qtest/encx24j600-test.c"
-QTEST_CASES = 107
+QTEST_CASES = 109
 PL061_SOURCE = "qemu/tests/qtest/pl061-test.c"
 PL061_CASES = 5
 

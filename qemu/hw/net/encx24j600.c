@@ -136,6 +136,9 @@
 #define ECON1_AESST     (1 << 11)
 #define ECON1_PKTDEC    (1 << 8)
 #define ECON1_FCOP_MASK (3 << 6)
+#define ECON1_FCOP_SINGLE   (1 << 6)
+#define ECON1_FCOP_MULTIPLE (2 << 6)
+#define ECON1_FCOP_CLEAR    (3 << 6)
 #define ECON1_DMAST     (1 << 5)
 #define ECON1_DMACPY    (1 << 4)
 #define ECON1_DMACSSD   (1 << 3)
@@ -148,6 +151,7 @@
 #define ECON2_STRCH     (1 << 14)
 #define ECON2_TXMAC     (1 << 13)
 #define ECON2_COCON     (0xf << 8)
+#define ECON2_AUTOFC    (1 << 7)
 #define ECON2_TXRST     (1 << 6)
 #define ECON2_RXRST     (1 << 5)
 #define ECON2_ETHRST    (1 << 4)
@@ -253,6 +257,13 @@ enum { MII_OP_NONE, MII_OP_READ, MII_OP_WRITE, MII_OP_READ_UNANSWERED };
 #define MACCTRL_PAUSE   0x0001
 /* A pause quantum is 512 bit times: 64 bytes on the wire */
 #define PAUSE_QUANTUM_BYTES 64
+/*
+ * duplex_logged: the MAC/link duplex mismatch last logged (bit 0 set, the
+ * MAC's duplex in bit 1, the link's in bit 2), or both half duplex
+ */
+#define DUPLEX_LOGGED_HALF  0x80
+/* ERXWM's watermarks count 96-byte units */
+#define ERXWM_UNIT      96
 
 #define SRAM_END        (ENCX24J600_SRAM_SIZE - 1)
 #define PTR_MASK        0x7fff
@@ -320,6 +331,8 @@ static void enc_wire_buf_drop(ENCX24J600State *s, bool count);
 /* } test machinery */
 
 static void enc_phy_restart(ENCX24J600State *s);
+static bool enc_fc_asserted(ENCX24J600State *s);
+static void enc_autofc_check(ENCX24J600State *s);
 static void enc_link_change(ENCX24J600State *s, bool up);
 static void enc_update(ENCX24J600State *s);
 static void enc_tx_abort(ENCX24J600State *s, bool flag);
@@ -522,7 +535,11 @@ static void enc_phy_write(ENCX24J600State *s, unsigned reg, uint16_t val)
 
 static uint16_t enc_estat(ENCX24J600State *s)
 {
-    uint16_t v = ESTAT_FCIDLE | ESTAT_CLKRDY | ESTAT_RSTDONE | s->pktcnt;
+    uint16_t v = ESTAT_CLKRDY | ESTAT_RSTDONE | s->pktcnt;
+
+    if (!enc_fc_asserted(s)) {
+        v |= ESTAT_FCIDLE;
+    }
 
     if (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >= s->phy_ready_at) {
         v |= ESTAT_PHYRDY;
@@ -1104,6 +1121,104 @@ static void enc_rx_pause(ENCX24J600State *s, const uint8_t *buf, size_t len,
 }
 
 /*
+ * A PAUSE frame to the link partner, sent at once: the model gives it no
+ * wire time (it may overtake a frame on the wire).  Full duplex only: the
+ * back-pressure a half-duplex MAC uses is not modelled.
+ */
+static void enc_fc_send(ENCX24J600State *s, uint16_t quanta)
+{
+    uint8_t f[ETH_MIN_NOFCS] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+
+    if (!s->link_up || !(sfr16(s, MACON2) & MACON2_FULDPX)) {
+        return;
+    }
+    enc_get_mac(s, f + ETH_ALEN);
+    stw_be_p(f + 12, ETH_P_MACCTRL);
+    stw_be_p(f + ETH_HLEN, MACCTRL_PAUSE);
+    stw_be_p(f + ETH_HLEN + 2, quanta);
+    trace_encx24j600_pause_tx(quanta);
+    qemu_send_packet(qemu_get_queue(s->nic), f, sizeof(f));
+}
+
+/* Flow control asserted: FCOP periodic, or AUTOFC above its watermark */
+static bool enc_fc_asserted(ENCX24J600State *s)
+{
+    return (sfr16(s, ECON1) & ECON1_FCOP_MASK) == ECON1_FCOP_MULTIPLE ||
+           s->autofc_on;
+}
+
+/*
+ * While asserted, a PAUSE of EPAUS now and again each half of its time,
+ * so the partner's pause never runs out (a model choice: chip-facts
+ * gives no period)
+ */
+static void enc_fc_refresh(void *opaque)
+{
+    ENCX24J600State *s = opaque;
+    int64_t half = MAX(sfr16(s, EPAUS) / 2, 1) * PAUSE_QUANTUM_BYTES *
+                   (s->link_fast ? WIRE_BYTE_NS_100 : WIRE_BYTE_NS_10);
+
+    if (!enc_fc_asserted(s)) {
+        return;
+    }
+    enc_fc_send(s, sfr16(s, EPAUS));
+    timer_mod(s->fc_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + half);
+}
+
+/* Flow control asserted or released since `was`: start or stop it */
+static void enc_fc_update(ENCX24J600State *s, bool was)
+{
+    bool now = enc_fc_asserted(s);
+
+    if (now && !was) {
+        enc_fc_refresh(s);
+    } else if (!now && was) {
+        timer_del(s->fc_timer);
+    }
+}
+
+/* The bytes the receive ring holds, as the ring-full rule counts them */
+static unsigned enc_rx_used(ENCX24J600State *s)
+{
+    unsigned start = enc_rx_start(s), ring, head, tail;
+
+    if (start >= SRAM_END) {
+        return 0;
+    }
+    ring = ENCX24J600_SRAM_SIZE - start;
+    head = sfr16(s, ERXHEAD);
+    tail = sfr16(s, ERXTAIL) & PTR_MASK;
+    if (head < start || head > SRAM_END || tail < start || tail > SRAM_END) {
+        return 0;
+    }
+    /* an empty ring has its tail 2 bytes behind the head */
+    return (head + 2 * ring - tail - 2) % ring;
+}
+
+/*
+ * AUTOFC: flow control is asserted when the ring holds more than the high
+ * watermark (ERXWM high byte) and released, with a PAUSE of 0, when it
+ * holds less than the low one (low byte), both in 96-byte units
+ * (inferred: chip-facts 8.2, from the HRM's names and the SE's units)
+ */
+static void enc_autofc_check(ENCX24J600State *s)
+{
+    bool was = enc_fc_asserted(s);
+    bool autofc = !!(sfr16(s, ECON2) & ECON2_AUTOFC);
+    unsigned used = enc_rx_used(s);
+    uint16_t wm = sfr16(s, ERXWM);
+
+    if (autofc && !s->autofc_on && used > (wm >> 8) * ERXWM_UNIT) {
+        s->autofc_on = true;
+    } else if (s->autofc_on &&
+               (!autofc || used < (wm & 0xff) * ERXWM_UNIT)) {
+        s->autofc_on = false;
+        enc_fc_send(s, 0);
+    }
+    enc_fc_update(s, was);
+}
+
+/*
  * The frame starts on the wire now: it occupies the wire for its wire
  * time, and the MAC filters and stores it.
  */
@@ -1294,6 +1409,7 @@ static void enc_rx_take(ENCX24J600State *s, const uint8_t *buf, size_t size)
     s->stats.rx_frames++;
     /* } test machinery */
     trace_encx24j600_rx(size, head, next, s->pktcnt);
+    enc_autofc_check(s);
     enc_update(s);
 }
 
@@ -1333,7 +1449,7 @@ static void enc_pktdec(ENCX24J600State *s)
 
 /*
  * The frame of a transmission as it goes on the wire: read from the SRAM
- * (contiguously, wrapping at the end of the SRAM), padded and
+ * (wrapping as the buffer it starts in does), padded and
  * given its FCS per MACON2, the source address replaced under TXMAC.
  * Returns the bytes for the backend (without FCS) in *send_len and the
  * bytes on the wire with FCS in *wire_len.
@@ -1413,12 +1529,12 @@ static void enc_tx_wire(ENCX24J600State *s)
         s->duplex_logged = mismatch;
     } else if (mac_full == s->link_full) {
         /* Both half duplex: what collisions would do is not modelled */
-        if (!mac_full && s->duplex_logged != 0x80) {
+        if (!mac_full && s->duplex_logged != DUPLEX_LOGGED_HALF) {
             qemu_log_mask(LOG_UNIMP, "encx24j600: half-duplex collisions, "
                           "deferral and backoff not implemented: frames go "
                           "as on a full-duplex link\n");
         }
-        s->duplex_logged = mac_full ? 0 : 0x80;
+        s->duplex_logged = mac_full ? 0 : DUPLEX_LOGGED_HALF;
     }
     trace_encx24j600_tx_start(s->tx_st, s->tx_len, wire_len, ns);
     timer_mod(s->tx_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns);
@@ -1628,6 +1744,8 @@ static void enc_soft_reset(ENCX24J600State *s, bool power_on)
     s->tx_waiting = false;
     timer_del(s->pause_timer);
     s->tx_paused = false;
+    timer_del(s->fc_timer);
+    s->autofc_on = false;
     memset(s->sfr, 0, sizeof(s->sfr));
     /* test machinery { */
     s->eir_unread = 0;
@@ -1811,17 +1929,25 @@ static void enc_rx_head_reset(ENCX24J600State *s)
 static void enc_econ1_write(ENCX24J600State *s, uint16_t val)
 {
     uint16_t old = sfr16(s, ECON1);
+    bool fc_was = enc_fc_asserted(s);
+    uint16_t fcop;
 
     if (val & (ECON1_MODEXST | ECON1_AESST)) {
         qemu_log_mask(LOG_UNIMP, "encx24j600: crypto engines\n");
         val &= ~(ECON1_MODEXST | ECON1_AESST);
     }
-    /* No pause frames are sent: single-shot FC operations end at once */
-    if ((val & ECON1_FCOP_MASK) == (1 << 6) ||
-        (val & ECON1_FCOP_MASK) == (3 << 6)) {
+    /* One PAUSE, of EPAUS or 0, and FCOP is back to 00 */
+    fcop = val & ECON1_FCOP_MASK;
+    if (fcop == ECON1_FCOP_SINGLE || fcop == ECON1_FCOP_CLEAR) {
         val &= ~ECON1_FCOP_MASK;
     }
     sfr16_set(s, ECON1, val & ~ECON1_PKTDEC);
+    if (fcop == ECON1_FCOP_SINGLE) {
+        enc_fc_send(s, sfr16(s, EPAUS));
+    } else if (fcop == ECON1_FCOP_CLEAR) {
+        enc_fc_send(s, 0);
+    }
+    enc_fc_update(s, fc_was);
     if (val & ECON1_PKTDEC) {
         enc_pktdec(s);
     }
@@ -1883,6 +2009,7 @@ static void enc_econ2_write(ENCX24J600State *s, uint16_t val)
             enc_tx(s);
         }
     }
+    enc_autofc_check(s);
     enc_update(s);
 }
 
@@ -2001,6 +2128,7 @@ static void enc_sfr_write(ENCX24J600State *s, unsigned a, uint8_t v, int op)
         return;
     case ERXTAIL:
         sfr16_set(s, reg, val & PTR_MASK);
+        enc_autofc_check(s);
         /* The low byte alone may be half of a 16-bit write */
         if (((a & 1) || op != OP_WRITE) &&
             ((val & 1) || (val & PTR_MASK) < enc_rx_start(s) ||
@@ -2652,6 +2780,7 @@ static void enc_realize(SSIPeripheral *ss, Error **errp)
     s->autoneg_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_autoneg_done, s);
     s->tx_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_tx_done, s);
     s->pause_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_pause_end, s);
+    s->fc_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_fc_refresh, s);
     s->mii_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_mii_done, s);
     /* test machinery { */
     s->rx_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, enc_rx_wire_free, s);
@@ -2667,6 +2796,7 @@ static void enc_unrealize(DeviceState *dev)
     timer_free(s->autoneg_timer);
     timer_free(s->tx_timer);
     timer_free(s->pause_timer);
+    timer_free(s->fc_timer);
     timer_free(s->mii_timer);
     /* test machinery { */
     timer_free(s->rx_timer);
@@ -2903,9 +3033,23 @@ static int enc_post_load(void *opaque, int version_id)
     enc_bound_timer(s->mii_timer, MAX(now, s->mii_busy_until));
     enc_bound_timer(s->pause_timer, now + (int64_t)UINT16_MAX *
                                     PAUSE_QUANTUM_BYTES * WIRE_BYTE_NS_10);
-    /* a frame held by a pause that is not there goes at once */
+    enc_bound_timer(s->fc_timer, now + (int64_t)UINT16_MAX *
+                                 PAUSE_QUANTUM_BYTES * WIRE_BYTE_NS_10);
+    /*
+     * A held frame is one asked for (TXRTS) with the MAC on and in no
+     * other state; a frame held by a pause that is not there goes at once
+     */
+    if (!(sfr16(s, ECON1) & ECON1_TXRTS) || !(sfr16(s, ECON2) & ECON2_ETHEN) ||
+        s->tx_waiting || timer_pending(s->tx_timer)) {
+        s->tx_paused = false;
+    }
     if (s->tx_paused && !timer_pending(s->pause_timer)) {
         timer_mod(s->pause_timer, now);
+    }
+    /* a PHY powered down has no link and does not negotiate */
+    if (s->phy[PHCON1] & PHCON1_PSLEEP) {
+        s->link_up = false;
+        timer_del(s->autoneg_timer);
     }
     s->mii_reg &= 0x1f;
     s->tx_st &= PTR_MASK;
@@ -2915,10 +3059,9 @@ static int enc_post_load(void *opaque, int version_id)
      * QEMU's link follows the loaded PHY: down if no partner was there
      * (the link is down and no negotiation is under way)
      */
-    if (s->nic) {
+    if (s->nic && !(s->phy[PHCON1] & PHCON1_PSLEEP)) {
         qemu_get_queue(s->nic)->link_down = !s->link_up &&
-                                            !timer_pending(s->autoneg_timer) &&
-                                            !(s->phy[PHCON1] & PHCON1_PSLEEP);
+                                            !timer_pending(s->autoneg_timer);
     }
     /* test machinery { */
     /*
@@ -2941,22 +3084,28 @@ static int enc_post_load(void *opaque, int version_id)
     return 0;
 }
 
-/* A received PAUSE holding transmission, and the frame it holds */
-static bool enc_pause_needed(void *opaque)
+/*
+ * Flow control: a received PAUSE holding transmission and the frame it
+ * holds; flow control asserted towards the partner
+ */
+static bool enc_flow_control_needed(void *opaque)
 {
     ENCX24J600State *s = opaque;
 
-    return timer_pending(s->pause_timer) || s->tx_paused;
+    return timer_pending(s->pause_timer) || s->tx_paused ||
+           timer_pending(s->fc_timer) || s->autofc_on;
 }
 
-static const VMStateDescription vmstate_encx24j600_pause = {
-    .name = TYPE_ENCX24J600 "/pause",
+static const VMStateDescription vmstate_encx24j600_flow_control = {
+    .name = TYPE_ENCX24J600 "/flow-control",
     .version_id = 1,
     .minimum_version_id = 1,
-    .needed = enc_pause_needed,
+    .needed = enc_flow_control_needed,
     .fields = (const VMStateField[]) {
         VMSTATE_TIMER_PTR(pause_timer, ENCX24J600State),
         VMSTATE_BOOL(tx_paused, ENCX24J600State),
+        VMSTATE_TIMER_PTR(fc_timer, ENCX24J600State),
+        VMSTATE_BOOL(autofc_on, ENCX24J600State),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -2980,6 +3129,10 @@ static const VMStateDescription vmstate_encx24j600 = {
         VMSTATE_BOOL(link_up, ENCX24J600State),
         VMSTATE_BOOL(link_full, ENCX24J600State),
         VMSTATE_BOOL(link_fast, ENCX24J600State),
+        /*
+         * (the qtest vmstate-timer-bounds finds these two timers and the
+         * frame after them by their offset from the end of the SRAM)
+         */
         VMSTATE_TIMER_PTR(autoneg_timer, ENCX24J600State),
         VMSTATE_TIMER_PTR(tx_timer, ENCX24J600State),
         VMSTATE_UINT16(tx_st, ENCX24J600State),
@@ -3003,7 +3156,7 @@ static const VMStateDescription vmstate_encx24j600 = {
         VMSTATE_END_OF_LIST()
     },
     .subsections = (const VMStateDescription * const []) {
-        &vmstate_encx24j600_pause,
+        &vmstate_encx24j600_flow_control,
         /* test machinery { */
         &vmstate_encx24j600_wire,
         /* } test machinery */

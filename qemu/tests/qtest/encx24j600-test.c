@@ -3301,6 +3301,23 @@ static void test_fc_rx_pause(void)
     wait_tx(qts);
     tx_check(td, true, tx, sizeof(tx));
 
+    /* TXRTS cleared cancels the held frame, silently; the pause stands */
+    rx_pause(td, 0xffff);
+    cmd(qts, OP_SETTXRTS);
+    u16op(qts, OP_BFCU, ECON1, ECON1_TXRTS);
+    qtest_clock_step(qts, 1000 * 1000);
+    g_assert_cmphex(rcru(qts, EIR) & (EIR_TXIF | EIR_TXABTIF), ==, 0);
+    g_assert_true(tx_nothing_sent(td->fd));
+    cmd(qts, OP_SETTXRTS);
+    qtest_clock_step(qts, 1000 * 1000);
+    tx_check(td, false, NULL, 0);
+    /* a link loss ends it: the frame waits for the link, then goes */
+    set_link(qts, false);
+    set_link(qts, true);
+    qtest_clock_step(qts, AUTONEG_NS);
+    wait_tx(qts);
+    tx_check(td, true, tx, sizeof(tx));
+
     /* without RXPAUS, and in half duplex, a PAUSE changes nothing */
     wcru(qts, MACON1, 0x0009);
     rx_pause(td, 0xffff);
@@ -3311,6 +3328,105 @@ static void test_fc_rx_pause(void)
     rx_pause(td, 0xffff);
     tx_go(qts);
     tx_check(td, true, tx, sizeof(tx));
+}
+
+/* The next frame the partner got is a PAUSE of `quanta` from MAADR */
+static void expect_pause(TestData *td, uint16_t quanta)
+{
+    static const uint8_t group[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+    uint8_t out[128];
+
+    g_assert_cmpuint(recv_frame(td->fd, out, sizeof(out)), ==, 60);
+    g_assert_cmpmem(out, 6, group, 6);
+    g_assert_cmpmem(out + 6, 6, test_mac, 6);
+    g_assert_cmphex(lduw_be_p(out + 12), ==, 0x8808);
+    g_assert_cmphex(lduw_be_p(out + 14), ==, 0x0001);
+    g_assert_cmphex(lduw_be_p(out + 16), ==, quanta);
+}
+
+/*
+ * Source: [inferred: chip-facts 2.2 ECON1.FCOP and 8.2, the FC opcodes'
+ * meaning from NuttX; the period a model choice]: in full duplex FCSINGLE
+ * sends one PAUSE of EPAUS and FCCLEAR one of 0, FCOP back to 00 after
+ * each; FCMULTIPLE sends one now and again each half of its time until
+ * FCOP changes, ESTAT.FCIDLE clear meanwhile; in half duplex none is sent
+ */
+static void test_fc_fcop(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    /* half of 100 quanta at 100 Mbit/s */
+    const int64_t period_ns = 50 * 512 * 10;
+
+    u16op(qts, OP_BFSU, MACON2, 0x0001);        /* FULDPX */
+    wcru(qts, EPAUS, 0x1234);
+    cmd(qts, OP_FCSINGLE);
+    expect_pause(td, 0x1234);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_FCOP, ==, 0);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_FCIDLE, ==, ESTAT_FCIDLE);
+    g_assert_true(tx_nothing_sent(td->fd));
+
+    wcru(qts, EPAUS, 100);
+    cmd(qts, OP_FCMULTIPLE);
+    expect_pause(td, 100);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_FCIDLE, ==, 0);
+    qtest_clock_step(qts, period_ns - 1000);
+    g_assert_true(tx_nothing_sent(td->fd));
+    qtest_clock_step(qts, 1000);
+    expect_pause(td, 100);
+    qtest_clock_step(qts, period_ns);
+    expect_pause(td, 100);
+    cmd(qts, OP_FCCLEAR);
+    expect_pause(td, 0);
+    g_assert_cmphex(rcru(qts, ECON1) & ECON1_FCOP, ==, 0);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_FCIDLE, ==, ESTAT_FCIDLE);
+    qtest_clock_step(qts, 10 * period_ns);
+    g_assert_true(tx_nothing_sent(td->fd));
+
+    /* half duplex: no PAUSE */
+    u16op(qts, OP_BFCU, MACON2, 0x0001);
+    cmd(qts, OP_FCSINGLE);
+    cmd(qts, OP_FCMULTIPLE);
+    qtest_clock_step(qts, 10 * period_ns);
+    g_assert_true(tx_nothing_sent(td->fd));
+    cmd(qts, OP_FCDISABLE);
+}
+
+/*
+ * Source: [inferred: chip-facts 8.2, AUTOFC with the ERXWM watermarks in
+ * 96-byte units (SE, HRM names)]: with ECON2.AUTOFC the chip asserts flow
+ * control when the ring holds more than the high watermark, and releases
+ * it with a PAUSE of 0 when it holds less than the low one
+ */
+static void test_fc_autofc(void)
+{
+    TestData *td = test_start();
+    QTestState *qts = td->qts;
+    uint8_t f[1000];
+    uint16_t next;
+
+    /* a 2 KiB ring; high watermark 960 bytes, low 384 */
+    wcru(qts, ERXST, 0x5800);
+    wcru(qts, ERXTAIL, 0x5ffe);
+    wcru(qts, ERXWM, 0x0a04);
+    u16op(qts, OP_BFSU, MACON2, 0x0001);        /* FULDPX */
+    u16op(qts, OP_BFSU, ECON2, 0x0080);         /* AUTOFC */
+    cmd(qts, OP_ENABLERX);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_FCIDLE, ==, ESTAT_FCIDLE);
+    g_assert_true(tx_nothing_sent(td->fd));
+
+    /* 1012 bytes in the ring: above the high watermark */
+    make_frame(f, sizeof(f), test_mac, 1);
+    rx_one(td, f, sizeof(f), NULL);
+    expect_pause(td, 0x1000);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_FCIDLE, ==, 0);
+
+    /* the frame freed: below the low watermark */
+    read_rx_hdr(qts, 0x5800, &next);
+    cmd(qts, OP_SETPKTDEC);
+    wcru(qts, ERXTAIL, next - 2);
+    expect_pause(td, 0);
+    g_assert_cmphex(rcru(qts, ESTAT) & ESTAT_FCIDLE, ==, ESTAT_FCIDLE);
 }
 
 /* Migration, through a file as QEMU's file: URI writes it */
@@ -4935,6 +5051,8 @@ int main(int argc, char **argv)
                    test_vmstate_timer_bounds);
     qtest_add_func("encx24j600/power-ethen", test_power_ethen);
     qtest_add_func("encx24j600/fc-rx-pause", test_fc_rx_pause);
+    qtest_add_func("encx24j600/fc-fcop", test_fc_fcop);
+    qtest_add_func("encx24j600/fc-autofc", test_fc_autofc);
     qtest_add_func("encx24j600/power-psleep", test_power_psleep);
     qtest_add_func("encx24j600/unimplemented-features",
                    test_unimplemented_features);

@@ -126,7 +126,9 @@ struct ENCX24J600State {
     bool tx_waiting;        /* that frame waits for the link */
     QEMUTimer *pause_timer; /* pending while a received PAUSE holds TX */
     bool tx_paused;         /* that frame waits for the pause to end */
-    uint8_t duplex_logged;  /* the duplex mismatch last logged, not migrated */
+    QEMUTimer *fc_timer;    /* the next PAUSE while flow control is on */
+    bool autofc_on;         /* AUTOFC: the ring passed the high watermark */
+    uint8_t duplex_logged;  /* the duplex state last logged, not migrated */
     uint32_t autoneg_delay_ms;  /* property: time to (re)establish the link */
 
     /* SPI state machine (the chip select level is the SSI core's) */
