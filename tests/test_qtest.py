@@ -70,3 +70,52 @@ def test_pl061_qtest(logdir):
     """QEMU's PL061 as the series fixes it: level interrupts follow the pin,
     edges latch (the virt machine's power button moves line 3)."""
     return run_qtest(logdir, PL061_SOURCE, PL061_CASES, 60)
+
+
+# A case's source, in the comment above its function: a datasheet rule
+# ("DS ... text read"), a rule chip-facts infers or takes from a driver
+# ("[inferred: ..."), or the model's own machinery ("model: ...")
+SOURCE_KINDS = (("datasheet", re.compile(r"Source: DS .*text read")),
+                ("inferred", re.compile(r"Source: .*\[inferred")),
+                ("model", re.compile(r"Source: model:")))
+
+
+def case_sources(source):
+    """{case path: kind} for each case a qtest source registers, the kind
+    read from the comment right above its function (None: no source)."""
+    text = open(os.path.join(TOP, source)).read()
+    funcs = dict(re.findall(r'qtest_add_func\("([^"]+)",\s*(\w+)\)', text))
+    kinds = {}
+    for case, func in funcs.items():
+        m = re.search(r"((?:/\*(?:[^*]|\*(?!/))*\*/\s*)+)static void " + func + r"\(void\)",
+                      text)
+        comment = " ".join(m.group(1).split()) if m else ""
+        comment = re.sub(r"\s*\* ", " ", comment)
+        kinds[case] = next((k for k, rx in SOURCE_KINDS if rx.search(comment)), None)
+    return kinds
+
+
+def test_model_qtest_cases_name_their_source(logdir):
+    """The qtest is the model's specification (issue 31): every case names
+    where its rule comes from, the datasheet's and chip-facts' rules
+    outnumber the model's own checks, and docs/qemu-model.md gives the
+    tally this source has."""
+    kinds = case_sources(QTEST_SOURCE)
+    none = sorted(c for c, k in kinds.items() if k is None)
+    tally = {k: sum(1 for v in kinds.values() if v == k) for k, _ in SOURCE_KINDS}
+    with open(os.path.join(TOP, "docs", "qemu-model.md")) as f:
+        doc = f.read()
+    words = (r"Of the (\d+) cases, (\d+) check a rule the datasheet's text states, (\d+) "
+             r"one chip-facts infers or takes from a driver, and (\d+) the model's own")
+    m = re.search(words.replace(" ", r"\s+"), doc)
+    said = tuple(int(x) for x in m.groups()) if m else None
+    return [
+        (f"every one of the {len(kinds)} cases names its source", not none and bool(kinds),
+         f"no Source comment above: {none[:10]}"),
+        ("datasheet and chip-facts rules outnumber the model's own checks",
+         tally["datasheet"] + tally["inferred"] > tally["model"], str(tally)),
+        ("docs/qemu-model.md gives this tally",
+         said == (len(kinds), tally["datasheet"], tally["inferred"], tally["model"]),
+         f"docs say {said}, the source has {tally}"),
+    ]
+

@@ -559,6 +559,10 @@ static void make_frame(uint8_t *f, size_t len, const uint8_t *dst,
 
 /* Tests */
 
+/*
+ * Source: [inferred: chip-facts 2.1, reset values UNVERIFIED in the DS, from
+ * the drivers and Harmony]
+ */
 static void test_reset_values(void)
 {
     TestData *td = test_start();
@@ -603,6 +607,10 @@ static void test_reset_values(void)
     g_assert_false(int_asserted(qts));
 }
 
+/*
+ * Source: DS p43, p46, p47 (text read; chip-facts 1.1, 1.3): a pointer write
+ * cut short, the MAC register pair commit, unbanked auto-increment
+ */
 static void test_sfr_ops(void)
 {
     TestData *td = test_start();
@@ -665,6 +673,10 @@ static void test_sfr_ops(void)
     g_assert_false(int_asserted(qts));
 }
 
+/*
+ * Source: DS p35, p36 (text read; chip-facts 1.4, Eq. 3-1, 3-2): the GP window
+ * wraps at ERXST - 1 to 0, the RX window at 0x5FFF to ERXST
+ */
 static void test_sram_windows(void)
 {
     TestData *td = test_start();
@@ -716,6 +728,10 @@ static void test_sram_windows(void)
     g_assert_cmpmem(back, 8, data, 8);
 }
 
+/*
+ * Source: DS p86, p89 (text read; chip-facts 4.1-4.4): the ring layout and RSV
+ * of stored frames; a frame with no room is dropped, RXABTIF
+ */
 static void test_rx(void)
 {
     TestData *td = test_start();
@@ -800,6 +816,10 @@ static void test_rx(void)
     /* } test machinery */
 }
 
+/*
+ * Source: DS p86 (text read; chip-facts 4.1): the ring runs ERXST..0x5FFF and
+ * wraps to ERXST, as the RX window does (DS p36)
+ */
 static void test_rx_wrap(void)
 {
     TestData *td = test_start();
@@ -833,6 +853,10 @@ static void test_rx_wrap(void)
     g_assert_cmpmem(back + 8, 200, frame, 200);
 }
 
+/*
+ * Source: DS p92 (text read; chip-facts 5, Completion; 2.2 ETXSTAT): TXRTS
+ * cleared, TXIF and ETXSTAT after a frame
+ */
 static void test_tx(void)
 {
     TestData *td = test_start();
@@ -870,6 +894,10 @@ static void test_tx(void)
                     EIR_TXABTIF);
 }
 
+/*
+ * Source: [inferred: chip-facts 3.2 and 6, the PHY registers, LLSTAT and LINKIF
+ * from the drivers (L, MLA, HRM)]
+ */
 static void test_phy_link(void)
 {
     TestData *td = test_start();
@@ -905,6 +933,10 @@ static void test_phy_link(void)
     g_assert_true(int_asserted(qts));
 }
 
+/*
+ * Source: [inferred: chip-facts 8.1 (N, MLA): DMACOPY copies and checksums; the
+ * EDMACS byte order is UNVERIFIED]
+ */
 static void test_dma(void)
 {
     TestData *td = test_start();
@@ -946,6 +978,10 @@ static uint32_t ether_crc(const uint8_t *p, int len)
     return crc;
 }
 
+/*
+ * Source: [inferred: chip-facts 4.6, the hash table index as MLA's
+ * SetRXHashTableEntry and Linux's ether_crc() compute it]
+ */
 static void test_rx_filters(void)
 {
     TestData *td = test_start();
@@ -1014,6 +1050,10 @@ static void test_rx_filters(void)
 }
 
 /* test machinery { */
+/*
+ * Source: [inferred: chip-facts 4.4, 4.5 (HRM): PKTCNT saturates at 0xFF with
+ * PCFULIF; MAMXFL drops longer frames unless HFRMEN]
+ */
 static void test_rx_limits(void)
 {
     TestData *td = test_start();
@@ -1059,6 +1099,10 @@ static void test_rx_limits(void)
     g_assert_cmphex(rcru(qts, ESTAT) & 0xff, ==, 0xfe);
 }
 
+/*
+ * Source: [inferred: chip-facts 4.5 HFRMEN and 4.4 (HRM): a frame larger than
+ * the ring is dropped with RXABTIF]
+ */
 static void test_rx_huge(void)
 {
     TestData *td = test_start();
@@ -1086,6 +1130,10 @@ static void test_rx_huge(void)
 }
 /* } test machinery */
 
+/*
+ * Source: [inferred: chip-facts 5, No link (MLA): without a link TXRTS stays
+ * set and the frame waits]
+ */
 static void test_tx_link_down(void)
 {
     TestData *td = test_start();
@@ -1122,6 +1170,10 @@ static void test_tx_link_down(void)
     g_assert_cmpmem(out, sizeof(frame), frame, sizeof(frame));
 }
 
+/*
+ * Source: [inferred: chip-facts 7.2 (MLA, HRM): ETHRST resets all but
+ * ECON2.COCON, bank 0]
+ */
 static void test_reset_keeps_cocon(void)
 {
     TestData *td = test_start();
@@ -1146,6 +1198,7 @@ static void test_reset_keeps_cocon(void)
 }
 
 /* test machinery { */
+/* Source: model: x-spi-stats counts CS cycles, bytes and commands per class */
 static void test_stats(void)
 {
     TestData *td = test_start();
@@ -1280,6 +1333,7 @@ static void check_cycle_classes(QTestState *qts, const uint8_t *tx,
 }
 
 /*
+ * Source: model: x-spi-stats puts each opcode of chip-facts 1.2 in its class
  * Every opcode alone in a CS cycle counts one transaction and one byte in
  * its own class, and nothing in any other: the benchmark's ground truth.
  * SETETHRST too, whose reset ends the cycle it is in: what follows it
@@ -1412,6 +1466,10 @@ static bool tx_nothing_sent(int fd)
 
 /* SPI instruction set */
 
+/*
+ * Source: DS p45 (text read; chip-facts 1.3, Reach of banked ops): banked
+ * access reaches the bank BxSEL selects
+ */
 static void test_bank_select(void)
 {
     TestData *td = test_start();
@@ -1435,6 +1493,10 @@ static void test_bank_select(void)
     /* } test machinery */
 }
 
+/*
+ * Source: [inferred: chip-facts 1.2 RBSEL (N, L, MLA), its return byte's
+ * encoding UNVERIFIED]
+ */
 static void test_rbsel(void)
 {
     TestData *td = test_start();
@@ -1460,6 +1522,10 @@ static void test_rbsel(void)
     /* } test machinery */
 }
 
+/*
+ * Source: DS p43, p47 (text read; chip-facts 1.1, 9 Read latency): read data
+ * follow the opcode, and RCRU's address byte
+ */
 static void test_return_bytes(void)
 {
     TestData *td = test_start();
@@ -1495,6 +1561,10 @@ static void test_return_bytes(void)
     g_assert_cmphex(rx[1] | (rx[2] << 8), ==, 0x1216);
 }
 
+/*
+ * Source: [inferred: chip-facts 1.2 Unassigned opcodes, UNVERIFIED: the rest of
+ * the cycle is ignored]
+ */
 static void test_unknown_opcode(void)
 {
     TestData *td = test_start();
@@ -1525,6 +1595,10 @@ static void test_unknown_opcode(void)
     g_assert_cmphex(rcru(qts, EIE) & EIE_INTIE, ==, EIE_INTIE);
 }
 
+/*
+ * Source: [inferred: chip-facts 1.3, the banked end of the 32-byte window is
+ * UNVERIFIED: wraps within the bank]
+ */
 static void test_rcr_wrap(void)
 {
     TestData *td = test_start();
@@ -1543,6 +1617,10 @@ static void test_rcr_wrap(void)
     g_assert_cmphex(rx[24] | (rx[25] << 8), ==, 0x0059);    /* ERXFCON */
 }
 
+/*
+ * Source: [inferred: chip-facts 1.3, the banked end of the 32-byte window is
+ * UNVERIFIED: wraps within the bank]
+ */
 static void test_wcr_wrap(void)
 {
     TestData *td = test_start();
@@ -1556,6 +1634,10 @@ static void test_wcr_wrap(void)
     g_assert_cmphex(rcru(qts, MACON1), ==, 0x0009);
 }
 
+/*
+ * Source: DS p47 (text read; chip-facts 1.3, Unbanked auto-increment): on
+ * through 0x9F, then 0x00
+ */
 static void test_rcru_wrap(void)
 {
     TestData *td = test_start();
@@ -1580,6 +1662,10 @@ static void test_rcru_wrap(void)
     g_assert_cmphex(rx[4] | (rx[5] << 8), ==, 0x0456);
 }
 
+/*
+ * Source: DS p47 (text read; chip-facts 1.3, Unbanked auto-increment): on
+ * through 0x9F, then 0x00
+ */
 static void test_wcru_wrap(void)
 {
     TestData *td = test_start();
@@ -1591,6 +1677,10 @@ static void test_wcru_wrap(void)
     g_assert_cmphex(rcru(qts, ETXST), ==, 0x5678);
 }
 
+/*
+ * Source: DS p47 (text read; chip-facts 1.2, 1.3): BFSU/BFCU masks,
+ * auto-incrementing over several bytes
+ */
 static void test_bfsu_bfcu(void)
 {
     TestData *td = test_start();
@@ -1611,6 +1701,10 @@ static void test_bfsu_bfcu(void)
     /* } test machinery */
 }
 
+/*
+ * Source: [inferred: chip-facts 1.3, BFS/BFC on MAC registers UNVERIFIED; they
+ * commit as a pair, DS p46]
+ */
 static void test_bfs_bfc_banked(void)
 {
     TestData *td = test_start();
@@ -1640,6 +1734,10 @@ static void test_bfs_bfc_banked(void)
     /* } test machinery */
 }
 
+/*
+ * Source: DS p45 (text read; chip-facts 1.3, Reach of banked ops): offsets
+ * 0x16-0x1F are the common registers in every bank
+ */
 static void test_common_alias(void)
 {
     TestData *td = test_start();
@@ -1656,6 +1754,10 @@ static void test_common_alias(void)
     g_assert_cmphex(rcru(qts, EUDAND), ==, 0x0abc);
 }
 
+/*
+ * Source: [inferred: chip-facts 1.3 Unimplemented SFR gaps (L, N), their read
+ * value UNVERIFIED]
+ */
 static void test_undefined_addresses(void)
 {
     TestData *td = test_start();
@@ -1679,6 +1781,10 @@ static void test_undefined_addresses(void)
     g_assert_cmphex(rcru(qts, EUDAWRPT), ==, 0);
 }
 
+/*
+ * Source: [inferred: chip-facts 2.3, writes to read-only registers ignored,
+ * UNVERIFIED]
+ */
 static void test_read_only(void)
 {
     TestData *td = test_start();
@@ -1698,6 +1804,10 @@ static void test_read_only(void)
     g_assert_true(rcru(qts, ESTAT) & ESTAT_CLKRDY);
 }
 
+/*
+ * Source: [inferred: chip-facts 2.2 EIR and 2.3 (MLA, HRM): BFS sets flags,
+ * PKTIF is not writable]
+ */
 static void test_eir_access(void)
 {
     TestData *td = test_start();
@@ -1717,6 +1827,9 @@ static void test_eir_access(void)
     g_assert_cmphex(rcru(qts, EIR), ==, 0);
 }
 
+/*
+ * Source: [inferred: chip-facts 2.3: PKTDEC (HRM, N) and ETHRST self-clearing]
+ */
 static void test_self_clearing(void)
 {
     TestData *td = test_start();
@@ -1745,6 +1858,10 @@ static void test_self_clearing(void)
     g_assert_cmphex(rcru(qts, ECON1), ==, 0);
 }
 
+/*
+ * Source: [inferred: chip-facts 1.1, 1.5: 1-byte opcodes chained in one CS (N,
+ * HRM), UNVERIFIED in the DS]
+ */
 static void test_commands(void)
 {
     TestData *td = test_start();
@@ -1768,6 +1885,9 @@ static void test_commands(void)
     g_assert_cmphex(rcru(qts, EIR) & EIR_DMAIF, ==, 0);
 }
 
+/*
+ * Source: [inferred: chip-facts 1.4, 2.3: pointers are 15 bits (HRM typedefs)]
+ */
 static void test_pointer_width(void)
 {
     TestData *td = test_start();
@@ -1786,6 +1906,10 @@ static void test_pointer_width(void)
     g_assert_cmphex(rcru(qts, ERXHEAD), ==, 0x7ffe);
 }
 
+/*
+ * Source: [inferred: chip-facts 1.2, the 3-byte instructions; an opcode after
+ * one in the same CS is UNVERIFIED (10, item 4)]
+ */
 static void test_pointers(void)
 {
     TestData *td = test_start();
@@ -1814,6 +1938,10 @@ static void test_pointers(void)
     /* } test machinery */
 }
 
+/*
+ * Source: DS p35 (text read; chip-facts 1.4, Eq. 3-1): a GP pointer at 0x5FFF
+ * goes to 0x0000
+ */
 static void test_sram_gp_end_wrap(void)
 {
     TestData *td = test_start();
@@ -1835,6 +1963,10 @@ static void test_sram_gp_end_wrap(void)
     g_assert_cmphex(rcru(qts, EUDARDPT), ==, 2);
 }
 
+/*
+ * Source: [inferred: chip-facts 1.4, the SRAM ends at 0x5FFF (L, N); what lies
+ * beyond is unimplemented]
+ */
 static void test_sram_bounds(void)
 {
     TestData *td = test_start();
@@ -1856,6 +1988,10 @@ static void test_sram_bounds(void)
 
 /* Receive */
 
+/*
+ * Source: DS p89 (text read; chip-facts 4.3, Table 9-1): the receive status
+ * vector bit by bit
+ */
 static void test_rx_rsv(void)
 {
     TestData *td = test_start();
@@ -1905,6 +2041,9 @@ static void test_rx_rsv(void)
 }
 
 /* test machinery { */
+/*
+ * Source: [inferred: chip-facts 4.6 ERXFCON.UCEN (L, N, HRM): unicast to MAADR]
+ */
 static void test_rx_unicast(void)
 {
     TestData *td = test_start();
@@ -1927,6 +2066,10 @@ static void test_rx_unicast(void)
     g_assert_true(RSV_BIT(rx_one(td, f, sizeof(f), NULL), 36));
 }
 
+/*
+ * Source: [inferred: chip-facts 4.6 ERXFCON.NOTMEEN (L, N, HRM): unicast not to
+ * MAADR]
+ */
 static void test_rx_notme(void)
 {
     TestData *td = test_start();
@@ -1945,6 +2088,9 @@ static void test_rx_notme(void)
     rx_reject(td, f, sizeof(f));
 }
 
+/*
+ * Source: [inferred: chip-facts 4.6 ERXFCON.MCEN (L, N, HRM): group addresses]
+ */
 static void test_rx_multicast(void)
 {
     TestData *td = test_start();
@@ -1959,6 +2105,7 @@ static void test_rx_multicast(void)
     g_assert_true(RSV_BIT(rx_one(td, f, sizeof(f), NULL), 24));
 }
 
+/* Source: [inferred: chip-facts 4.6 ERXFCON.BCEN (L, N, HRM): broadcast] */
 static void test_rx_broadcast(void)
 {
     TestData *td = test_start();
@@ -1972,6 +2119,9 @@ static void test_rx_broadcast(void)
     rx_reject(td, f, sizeof(f));
 }
 
+/*
+ * Source: [inferred: chip-facts 4.6 Magic Packet, INFERRED from the ENC28J60]
+ */
 static void test_rx_magic(void)
 {
     TestData *td = test_start();
@@ -1996,6 +2146,10 @@ static void test_rx_magic(void)
     rx_reject(td, f, sizeof(f));
 }
 
+/*
+ * Source: model: QEMU's frames carry no FCS: under 14 bytes dropped, shorter
+ * ones padded to 60
+ */
 static void test_rx_runt(void)
 {
     TestData *td = test_start();
@@ -2024,7 +2178,11 @@ static void test_rx_runt(void)
     g_assert_cmphex(rx_one(td, f, sizeof(f), NULL) & 0xffff, ==, 64);
 }
 
-/* x-rx-fcs: the backend's frames are the wire's, their own FCS included */
+/*
+ * Source: [inferred: chip-facts 4.6 CRCEN/CRCEEN, RUNTEN/RUNTEEN; their
+ * precedence UNVERIFIED]
+ * x-rx-fcs: the backend's frames are the wire's, their own FCS included
+ */
 static void test_rx_fcs(void)
 {
     TestData *td = test_start_with("-global encx24j600.x-rx-fcs=on");
@@ -2086,6 +2244,10 @@ static void test_rx_fcs(void)
     g_assert_cmpuint(stat_get(qts, NULL, "rx-bad-fcs"), ==, 4);
 }
 
+/*
+ * Source: DS p86, p89 (text read; chip-facts 8.2, 4.3): control frames reach
+ * the ring only with PASSALL; RSV bits 27-29
+ */
 static void test_rx_control(void)
 {
     TestData *td = test_start();
@@ -2112,6 +2274,10 @@ static void test_rx_control(void)
 }
 /* } test machinery */
 
+/*
+ * Source: DS p86 (text read; chip-facts 4.1): every frame starts on an even
+ * address
+ */
 static void test_rx_even(void)
 {
     TestData *td = test_start();
@@ -2133,6 +2299,10 @@ static void test_rx_even(void)
 }
 
 /* test machinery { */
+/*
+ * Source: DS p86 (text read; chip-facts 4.1): ERXTAIL == ERXHEAD is full; the
+ * head may not reach the tail
+ */
 static void test_rx_ring_full(void)
 {
     TestData *td = test_start();
@@ -2163,6 +2333,10 @@ static void test_rx_ring_full(void)
 }
 /* } test machinery */
 
+/*
+ * Source: [inferred: chip-facts 2.2 ECON2.RXRST, 4.4 (HRM): PKTCNT kept,
+ * UNVERIFIED]
+ */
 static void test_rx_rxrst(void)
 {
     TestData *td = test_start();
@@ -2220,6 +2394,10 @@ static uint8_t rcr8_banked(QTestState *qts, uint8_t addr)
     return rx[2];
 }
 
+/*
+ * Source: DS p46 (text read; chip-facts 1.3, ERXHEAD read order): reading
+ * ERXHEADL latches ERXHEADH
+ */
 static void test_rx_erxhead_shadow(void)
 {
     TestData *td = test_start();
@@ -2317,6 +2495,7 @@ static void rx_two_paced(TestData *td, const uint8_t *f1, const uint8_t *f2,
     wait_rx_seen_frozen(qts, seen + 2);
 }
 
+/* Source: model: x-rx-pacing paces received frames at the link speed */
 static void test_rx_pacing(void)
 {
     TestData *td = test_start_paced();
@@ -2357,6 +2536,10 @@ static void test_rx_pacing(void)
 
 /* Transmit */
 
+/*
+ * Source: [inferred: chip-facts 5 PADCFG table, ENC28J60 semantics UNVERIFIED
+ * for ENCX]
+ */
 static void test_tx_padcfg(void)
 {
     static const struct {
@@ -2389,6 +2572,10 @@ static void test_tx_padcfg(void)
     }
 }
 
+/*
+ * Source: DS p92 (text read; chip-facts 2.2 ETXSTAT, 5): CRCBAD checks the
+ * host's own FCS when the MAC appends none
+ */
 static void test_tx_host_crc(void)
 {
     TestData *td = test_start();
@@ -2415,6 +2602,7 @@ static void test_tx_host_crc(void)
     g_assert_true(tx_nothing_sent(td->fd));
 }
 
+/* Source: [inferred: chip-facts 2.2 ECON2.TXMAC (N, E6), details UNVERIFIED] */
 static void test_tx_txmac(void)
 {
     TestData *td = test_start();
@@ -2434,6 +2622,10 @@ static void test_tx_txmac(void)
     g_assert_cmpmem(out, 6, f + 6, 6);
 }
 
+/*
+ * Source: [inferred: chip-facts 4.5 (HRM): a TX frame longer than MAMXFL aborts
+ * unless HFRMEN]
+ */
 static void test_tx_mamxfl(void)
 {
     TestData *td = test_start();
@@ -2457,6 +2649,10 @@ static void test_tx_mamxfl(void)
     g_assert_cmphex(rcru(qts, ETXWIRE), ==, 204);
 }
 
+/*
+ * Source: [inferred: chip-facts 2.2 ECON2.TXRST (L): held by software, the TX
+ * logic in reset]
+ */
 static void test_tx_txrst(void)
 {
     TestData *td = test_start();
@@ -2478,6 +2674,10 @@ static void test_tx_txrst(void)
     g_assert_cmphex(rcru(qts, ECON1) & ECON1_TXRTS, ==, 0);
 }
 
+/*
+ * Source: [inferred: chip-facts 6 (HRM, Z): INT = EIR & EIE gated by INTIE;
+ * TXIF and TXABTIF per chip-facts 5]
+ */
 static void test_tx_interrupts(void)
 {
     TestData *td = test_start();
@@ -2509,6 +2709,8 @@ static void test_tx_interrupts(void)
 }
 
 /*
+ * Source: [inferred: chip-facts 2.2 EIR.TXIF (HRM): TXRTS clears when the frame
+ * is done; the wire time per IEEE 802.3]
  * A frame occupies the wire for its wire time at the link speed: TXRTS
  * stays set and no flag is raised until it has left the wire
  */
@@ -2562,6 +2764,8 @@ static void test_tx_wire_time(void)
 }
 
 /*
+ * Source: [inferred: chip-facts 5, TX from the SRAM buffer; read as the frame
+ * leaves the wire]
  * The frame is taken from the SRAM as it leaves the wire: a host that
  * writes the buffer before TXIF changes the frame sent
  */
@@ -2585,6 +2789,8 @@ static void test_tx_buffer_busy(void)
 }
 
 /*
+ * Source: [inferred: chip-facts 2.2 ECON1.TXRTS and 10 item 16 (SE): clearing
+ * TXRTS cancels, UNVERIFIED]
  * A frame on the wire is cut off by the host clearing TXRTS or setting
  * TXRST (silently), by a link loss (TXABTIF) and by a reset
  */
@@ -2659,6 +2865,10 @@ static void dma_setup(QTestState *qts, uint16_t src, uint16_t len,
     wcru(qts, EDMADST, dst);
 }
 
+/*
+ * Source: [inferred: chip-facts 8.1 (N, MLA): DMACKSUM; the EDMACS byte order
+ * and odd length UNVERIFIED]
+ */
 static void test_dma_checksum(void)
 {
     TestData *td = test_start();
@@ -2685,6 +2895,10 @@ static void test_dma_checksum(void)
     g_assert_cmpmem(back, sizeof(back), zero, sizeof(zero));
 }
 
+/*
+ * Source: [inferred: chip-facts 8.1, 1.2 (N): DMACKSUMS/DMACOPYS take the seed
+ * from EDMACS]
+ */
 static void test_dma_seeded(void)
 {
     TestData *td = test_start();
@@ -2717,6 +2931,9 @@ static void test_dma_seeded(void)
     g_assert_cmpmem(back, 20, data + 20, 20);
 }
 
+/*
+ * Source: [inferred: chip-facts 8.1, 2.2 ECON1 (MLA, N): copy without checksum]
+ */
 static void test_dma_copy_nocs(void)
 {
     TestData *td = test_start();
@@ -2740,6 +2957,10 @@ static void test_dma_copy_nocs(void)
     g_assert_cmphex(rcru(qts, EDMAST), ==, 0x100);
 }
 
+/*
+ * Source: [inferred: chip-facts 8.1 (MLA), the DMA wraps 0x5FFF to ERXST,
+ * UNVERIFIED]
+ */
 static void test_dma_wrap(void)
 {
     TestData *td = test_start();
@@ -3015,9 +3236,9 @@ static void test_rx_magic_maadr(void)
 }
 
 /*
- * Source: chip-facts 4.6 (the PMEN encoding is UNVERIFIED): the pattern
- * match filter is not modelled, which -d unimp says once when it is
- * enabled; the setting is kept
+ * Source: model: what it does not model it says, with -d unimp: the
+ * pattern match filter, whose PMEN encoding chip-facts 4.6 marks
+ * UNVERIFIED, is logged once when enabled; the setting is kept
  */
 static void test_rx_pattern_match_unimp(void)
 {
@@ -3647,6 +3868,10 @@ static void test_vmstate_wire_buffer_smaller(void)
 
 /* Flow control */
 
+/*
+ * Source: [inferred: chip-facts 1.2, 2.2 ECON1.FCOP and 8.2 (N): the FC opcodes
+ * set FCOP]
+ */
 static void test_flow_control(void)
 {
     TestData *td = test_start();
@@ -3674,6 +3899,10 @@ static void test_flow_control(void)
 
 /* PHY */
 
+/*
+ * Source: [inferred: chip-facts 3.1 (MLA, Z, HRM): an MII operation keeps BUSY
+ * for 25.6 us]
+ */
 static void test_phy_busy(void)
 {
     TestData *td = test_start();
@@ -3704,6 +3933,8 @@ static void test_phy_busy(void)
 }
 
 /*
+ * Source: [inferred: chip-facts 3.1, its model suggestion: MIRD is updated
+ * when BUSY clears]
  * An MII operation takes effect when BUSY clears: MIRD keeps its old value
  * until then, a PHY write reaches the PHY then, and a command while BUSY is
  * ignored
@@ -3742,6 +3973,10 @@ static void test_phy_busy_effect(void)
     g_assert_cmphex(phy_read(qts, 0x04), ==, 0x0061);
 }
 
+/*
+ * Source: [inferred: chip-facts 3.2 (L, N, HRM): PHCON1/PHANA modes, PHSTAT3,
+ * ESTAT.PHYDPX]
+ */
 static void test_phy_autoneg(void)
 {
     static const struct {
@@ -3782,6 +4017,9 @@ static void test_phy_autoneg(void)
     g_assert_cmphex(rcru(qts, ESTAT) & (ESTAT_PHYLNK | ESTAT_PHYDPX), ==, 0);
 }
 
+/*
+ * Source: [inferred: chip-facts 3.2 (L, N, HRM): PHCON1.PRST, no registers 2/3]
+ */
 static void test_phy_reset(void)
 {
     TestData *td = test_start();
@@ -3812,6 +4050,10 @@ static uint16_t estat_link(QTestState *qts)
     return rcru(qts, ESTAT) & (ESTAT_PHYLNK | ESTAT_PHYDPX);
 }
 
+/*
+ * Source: [inferred: chip-facts 3.2: RENEG/PRST self-clearing UNVERIFIED,
+ * LLSTAT latching low]
+ */
 static void test_phy_reneg(void)
 {
     TestData *td = test_start();
@@ -3866,6 +4108,10 @@ static void test_phy_reneg(void)
     g_assert_cmphex(phy_read(qts, 0x01) & 0x24, ==, 0x24);
 }
 
+/*
+ * Source: [inferred: chip-facts 3.2: forced modes by SPD100/PFULDPX, PHANA at
+ * the next negotiation]
+ */
 static void test_phy_mode_change(void)
 {
     TestData *td = test_start();
@@ -3919,6 +4165,10 @@ static void test_phy_mode_change(void)
     g_assert_cmphex(rcru(qts, EIR) & EIR_LINKIF, ==, EIR_LINKIF);
 }
 
+/*
+ * Source: [inferred: chip-facts 3.2; which PHCON1 writes renegotiate is the
+ * model's choice]
+ */
 static void test_phy_same_mode(void)
 {
     TestData *td = test_start();
@@ -3959,6 +4209,7 @@ static void test_phy_same_mode(void)
     g_assert_cmphex(estat_link(qts), ==, 0);
 }
 
+/* Source: model: QEMU's set_link brings the link up after x-autoneg-delay-ms */
 static void test_phy_link_delay(void)
 {
     TestData *td = test_start();
@@ -4008,7 +4259,10 @@ static void test_phy_link_delay(void)
     g_assert_cmphex(rcru(qts, EIR) & EIR_TXIF, ==, EIR_TXIF);
 }
 
-/* Guest misprogramming is reported with -d guest_errors */
+/*
+ * Source: model: the LOG_GUEST_ERROR messages docs/qemu-model.md lists
+ * Guest misprogramming is reported with -d guest_errors
+ */
 static void test_guest_errors(void)
 {
     static const char *const expect[] = {
@@ -4180,6 +4434,8 @@ static void check_reset_times(QTestState *qts, int64_t t0)
 }
 
 /*
+ * Source: [inferred: chip-facts 7.1, the DS reset procedure's waits as the
+ * drivers implement it]
  * Reset timing (chip-facts 7.1), after each kind of reset: power-on,
  * SETETHRST, ECON2.ETHRST and a system reset in mid-run; the link is up
  * before each but the first.  Autonegotiation takes 2 s by default.
@@ -4222,6 +4478,10 @@ static void test_reset_timing(void)
     check_reset_times(qts, t0);
 }
 
+/*
+ * Source: [inferred: chip-facts 7.2 (MLA, HRM): ETHRST by WCR resets all but
+ * COCON, bank 0]
+ */
 static void test_reset_wcr_ethrst(void)
 {
     TestData *td = test_start();
@@ -4252,6 +4512,10 @@ static void test_reset_wcr_ethrst(void)
     }
 }
 
+/*
+ * Source: model: QEMU's system_reset is a power-on reset (SRAM cleared, COCON
+ * back)
+ */
 static void test_reset_system(void)
 {
     TestData *td = test_start();
@@ -4281,6 +4545,10 @@ static void test_reset_system(void)
 
 /* Interrupts */
 
+/*
+ * Source: [inferred: chip-facts 6 and 2.2 EIE.INTIE (HRM, Z): INTIE gates the
+ * pin only]
+ */
 static void test_int_gating(void)
 {
     TestData *td = test_start();
@@ -4311,6 +4579,7 @@ static void test_int_gating(void)
 }
 
 /*
+ * Source: model: the board's wiring of INT to PL061 GPIO0 line 1, level-low
  * The board takes INT as a level-low interrupt on GPIO0 line 1, as the
  * Linux device tree does: the PL061's raw status follows the pin, and
  * acknowledging it (GPIOIC) while the chip holds INT does not lose it
@@ -4340,6 +4609,10 @@ static void test_int_gpio_level(void)
     g_assert_cmphex(qtest_readl(qts, GPIO0_BASE + GPIORIS) & line, ==, line);
 }
 
+/*
+ * Source: [inferred: chip-facts 2.2 EIR.PKTIF (HRM): follows PKTCNT, BFC cannot
+ * clear it]
+ */
 static void test_int_pktif(void)
 {
     TestData *td = test_start();
@@ -4417,6 +4690,7 @@ static uint64_t stat_injected(QTestState *qts, const char *fault)
     return v;
 }
 
+/* Source: model: x-inject refuses unknown names with the list, reads "" */
 static void test_fault_names(void)
 {
     TestData *td = test_start();
@@ -4472,6 +4746,7 @@ static uint64_t rx_faulty(TestData *td, const char *fault, uint16_t *at,
     return rsv;
 }
 
+/* Source: model: fault injection, x-inject rx-bad-rsv */
 static void test_fault_rx_bad_rsv(void)
 {
     TestData *td = test_start();
@@ -4485,6 +4760,7 @@ static void test_fault_rx_bad_rsv(void)
     g_assert_cmphex(next[0], ==, at + 8 + 104);
 }
 
+/* Source: model: fault injection, x-inject rx-next-odd */
 static void test_fault_rx_next_odd(void)
 {
     TestData *td = test_start();
@@ -4496,6 +4772,7 @@ static void test_fault_rx_next_odd(void)
     g_assert_cmphex(next[0], ==, at + 8 + 104 + 1);
 }
 
+/* Source: model: fault injection, x-inject rx-next-outside */
 static void test_fault_rx_next_outside(void)
 {
     TestData *td = test_start();
@@ -4507,6 +4784,7 @@ static void test_fault_rx_next_outside(void)
     g_assert_cmphex(next[0], ==, RX_START - 2);
 }
 
+/* Source: model: fault injection, x-inject rx-past-head */
 static void test_fault_rx_past_head(void)
 {
     TestData *td = test_start();
@@ -4520,6 +4798,7 @@ static void test_fault_rx_past_head(void)
     g_assert_cmphex(next[0], ==, at + 8 + 104 + 64);
 }
 
+/* Source: model: fault injection, x-inject rx-past-head in a small ring */
 static void test_fault_rx_past_head_small_ring(void)
 {
     TestData *td = test_start();
@@ -4568,6 +4847,7 @@ static void test_fault_rx_past_head_small_ring(void)
     g_assert_cmpuint(stat_injected(qts, "rx-past-head"), ==, 2);
 }
 
+/* Source: model: fault injection, x-inject tx-abort */
 static void test_fault_tx_abort(void)
 {
     TestData *td = test_start();
@@ -4600,6 +4880,7 @@ static void test_fault_tx_abort(void)
     g_assert_cmpuint(stat_get(qts, NULL, "injections"), ==, 1);
 }
 
+/* Source: model: fault injection, x-inject tx-link-loss */
 static void test_fault_tx_link_loss(void)
 {
     TestData *td = test_start();
@@ -4633,6 +4914,7 @@ static void test_fault_tx_link_loss(void)
     g_assert_cmpuint(stat_injected(qts, "tx-link-loss"), ==, 1);
 }
 
+/* Source: model: fault injection, x-inject chip-reset */
 static void test_fault_chip_reset(void)
 {
     TestData *td = test_start();
@@ -4681,6 +4963,7 @@ static void test_fault_chip_reset(void)
     g_assert_cmpuint(stat_get(qts, NULL, "injections"), ==, 1);
 }
 
+/* Source: model: fault injection, x-int-stuck */
 static void test_fault_int_stuck(void)
 {
     TestData *td = test_start();
@@ -4712,6 +4995,7 @@ static void test_fault_int_stuck(void)
     g_assert_cmpuint(stat_injected(qts, "int-stuck"), ==, 2);
 }
 
+/* Source: model: fault injection, x-spi-absent at run time */
 static void test_fault_spi_absent(void)
 {
     TestData *td = test_start();
@@ -4744,6 +5028,7 @@ static void test_fault_spi_absent(void)
     g_assert_cmpuint(stat_injected(qts, "spi-absent"), ==, 1);
 }
 
+/* Source: model: fault injection, x-spi-absent set at boot */
 static void test_fault_spi_absent_boot(void)
 {
     TestData *td = test_start_args("-global encx24j600.x-spi-absent=on");
@@ -4818,6 +5103,10 @@ static void test_defaults_plain(void)
 /* A 1514-byte frame takes 1518 bytes of the port buffer */
 #define WIRE_FRAMES     (WIRE_BUFFER / 1518)
 
+/*
+ * Source: model: x-wire-buffer-bytes, the link partner's port buffer
+ * (rx-wire-dropped)
+ */
 static void test_rx_wire_buffer(void)
 {
     TestData *td = test_start_paced();
@@ -4868,6 +5157,7 @@ static void test_rx_wire_buffer(void)
 }
 
 /*
+ * Source: model: x-spi-stats mii-reads/mii-writes count the MII commands run
  * The model counts the MII commands it runs: a read when MICMD.MIIRD is
  * set, a write when MIWR is written in full.  Setting the address, a
  * lone low byte of MIWR or clearing MIIRD starts nothing.
@@ -4910,6 +5200,7 @@ static void raise_dmaif(QTestState *qts)
 
 /* test machinery { */
 /*
+ * Source: model: the x-spi-stats eir-flags-lost counter
  * An interrupt flag the host clears without having read it since the
  * chip raised it is an event lost (a read-modify-write of EIR writes a
  * flag raised between its read and its write back as 0).
