@@ -1065,6 +1065,18 @@ static void enc_rx_drop(ENCX24J600State *s, const char *why, bool abort)
     }
 }
 
+/* PAUSE frames go to this reserved group (IEEE 802.3 Annex 31B) */
+static const uint8_t pause_group[ETH_ALEN] = {
+    0x01, 0x80, 0xc2, 0x00, 0x00, 0x01
+};
+
+/* A pause of `quanta` at the link speed */
+static int64_t enc_pause_ns(ENCX24J600State *s, unsigned quanta)
+{
+    return (int64_t)quanta * PAUSE_QUANTUM_BYTES *
+           (s->link_fast ? WIRE_BYTE_NS_100 : WIRE_BYTE_NS_10);
+}
+
 /* The pause is over (or ended by a pause of 0): a waiting frame goes */
 static void enc_pause_end(void *opaque)
 {
@@ -1091,9 +1103,6 @@ static void enc_pause_end(void *opaque)
 static void enc_rx_pause(ENCX24J600State *s, const uint8_t *buf, size_t len,
                          bool invalid)
 {
-    static const uint8_t pause_group[ETH_ALEN] = {
-        0x01, 0x80, 0xc2, 0x00, 0x00, 0x01
-    };
     uint8_t mac[ETH_ALEN];
     unsigned quanta;
 
@@ -1115,9 +1124,8 @@ static void enc_rx_pause(ENCX24J600State *s, const uint8_t *buf, size_t len,
         enc_pause_end(s);
         return;
     }
-    timer_mod(s->pause_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-              (int64_t)quanta * PAUSE_QUANTUM_BYTES *
-              (s->link_fast ? WIRE_BYTE_NS_100 : WIRE_BYTE_NS_10));
+    timer_mod(s->pause_timer,
+              qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + enc_pause_ns(s, quanta));
 }
 
 /*
@@ -1127,11 +1135,12 @@ static void enc_rx_pause(ENCX24J600State *s, const uint8_t *buf, size_t len,
  */
 static void enc_fc_send(ENCX24J600State *s, uint16_t quanta)
 {
-    uint8_t f[ETH_MIN_NOFCS] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+    uint8_t f[ETH_MIN_NOFCS] = { 0 };
 
     if (!s->link_up || !(sfr16(s, MACON2) & MACON2_FULDPX)) {
         return;
     }
+    memcpy(f, pause_group, ETH_ALEN);
     enc_get_mac(s, f + ETH_ALEN);
     stw_be_p(f + 12, ETH_P_MACCTRL);
     stw_be_p(f + ETH_HLEN, MACCTRL_PAUSE);
@@ -1155,8 +1164,7 @@ static bool enc_fc_asserted(ENCX24J600State *s)
 static void enc_fc_refresh(void *opaque)
 {
     ENCX24J600State *s = opaque;
-    int64_t half = MAX(sfr16(s, EPAUS) / 2, 1) * PAUSE_QUANTUM_BYTES *
-                   (s->link_fast ? WIRE_BYTE_NS_100 : WIRE_BYTE_NS_10);
+    int64_t half = enc_pause_ns(s, MAX(sfr16(s, EPAUS) / 2, 1));
 
     if (!enc_fc_asserted(s)) {
         return;
@@ -1205,9 +1213,14 @@ static void enc_autofc_check(ENCX24J600State *s)
 {
     bool was = enc_fc_asserted(s);
     bool autofc = !!(sfr16(s, ECON2) & ECON2_AUTOFC);
-    unsigned used = enc_rx_used(s);
+    unsigned used;
     uint16_t wm = sfr16(s, ERXWM);
 
+    /* (called for every frame stored: nothing to do with AUTOFC off) */
+    if (!autofc && !s->autofc_on) {
+        return;
+    }
+    used = enc_rx_used(s);
     if (autofc && !s->autofc_on && used > (wm >> 8) * ERXWM_UNIT) {
         s->autofc_on = true;
     } else if (s->autofc_on &&
